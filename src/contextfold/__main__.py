@@ -1,0 +1,22 @@
+"""`python -m contextfold` and the `contextfold` executable."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Run the CLI, or explain how to install it when its extra is missing."""
+    try:
+        from ._cli import app  # noqa: PLC0415 - the CLI extra is optional
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        sys.stderr.write(
+            f"The contextfold command line needs the 'cli' extra ({exc.name} is missing):\n"
+            "    pip install 'contextfold[cli]'\n"
+        )
+        raise SystemExit(2) from None
+    app()
+
+
+if __name__ == "__main__":
+    main()

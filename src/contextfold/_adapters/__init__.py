@@ -1,0 +1,88 @@
+"""Wire formats in and out: detection and dispatch to one pure module per format.
+
+Rules:
+1. Each format module has `to_conversation(payload) -> Conversation`,
+   `from_conversation(conversation) -> payload` and `validate(payload) -> list[Problem]`.
+   They are pure, total (typed errors, never KeyError/TypeError) and exact:
+   `from_conversation(to_conversation(x)) == x` for every payload they accept.
+2. SDK objects (openai / anthropic pydantic models) become plain JSON before parsing.
+3. Detection looks for signals only one format has. No signal at all (plain text turns,
+   valid everywhere) reads as OpenAI chat; signals of two formats raise AmbiguousFormat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final, Literal, NamedTuple, TypeAlias
+
+from .._errors import AmbiguousFormat, ConfigurationError, InvalidConversation
+from .._messages import Conversation
+from .._validation import Problem
+from . import _anthropic, _openai_chat, _openai_responses
+from ._detect import signals
+from ._sdk import to_plain
+
+Format: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic"]
+FORMATS: Final[tuple[Format, ...]] = ("openai-chat", "openai-responses", "anthropic")
+
+
+class _Adapter(NamedTuple):
+    to_conversation: Callable[[object], Conversation]
+    from_conversation: Callable[[Conversation], object]
+    validate: Callable[[object], list[Problem]]
+
+
+_ADAPTERS: Final[Mapping[Format, _Adapter]] = {
+    "openai-chat": _Adapter(
+        _openai_chat.to_conversation, _openai_chat.from_conversation, _openai_chat.validate
+    ),
+    "openai-responses": _Adapter(
+        _openai_responses.to_conversation,
+        _openai_responses.from_conversation,
+        _openai_responses.validate,
+    ),
+    "anthropic": _Adapter(
+        _anthropic.to_conversation, _anthropic.from_conversation, _anthropic.validate
+    ),
+}
+
+
+def check_format(format: str) -> Format:
+    """`format` as a Format, or ConfigurationError naming the accepted ones."""
+    for name in FORMATS:
+        if format == name:
+            return name
+    raise ConfigurationError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+
+
+def detect(payload: object) -> Format:
+    """The wire format of `payload` (see rule 3)."""
+    plain = to_plain(payload)
+    found = signals(plain)
+    if len(found) > 1:
+        evidence = "; ".join(f"{fmt}: {why}" for fmt, why in sorted(found.items()))
+        raise AmbiguousFormat(f"payload mixes wire formats ({evidence}); pass format= explicitly")
+    if found:
+        return check_format(next(iter(found)))
+    if not isinstance(plain, list | dict):
+        raise InvalidConversation(
+            f"expected a list of messages or a request body, got {type(plain).__name__}"
+        )
+    return "openai-chat"
+
+
+def parse(payload: object, format: str | None = None) -> tuple[Format, Conversation]:
+    """Detect (unless given) the format and parse `payload` into a Conversation."""
+    fmt = detect(payload) if format is None else check_format(format)
+    return fmt, _ADAPTERS[fmt].to_conversation(to_plain(payload))
+
+
+def render(conversation: Conversation, format: str) -> object:
+    """The wire payload for `conversation` in `format`, in the conversation's shape."""
+    return _ADAPTERS[check_format(format)].from_conversation(conversation)
+
+
+def validate(payload: object, format: str | None = None) -> list[Problem]:
+    """Ways the provider would reject `payload` (empty when it is valid)."""
+    fmt = detect(payload) if format is None else check_format(format)
+    return _ADAPTERS[fmt].validate(to_plain(payload))

@@ -1,0 +1,96 @@
+"""Signals that only one wire format has, for format auto-detection.
+
+Rules (a signal names one format; the first reason seen per format is kept):
+- body keys: `input`/`instructions`/`previous_response_id` -> Responses; top-level
+  `system`, `stop_sequences`, `top_k`, `thinking` -> Anthropic; `max_completion_tokens`,
+  `response_format`, `n`, `logprobs` -> OpenAI chat;
+- items with a top-level `type` (function_call, reasoning, message, ...) -> Responses;
+- `tool_calls`, `tool_call_id`, legacy `function_call`, roles `tool`/`function` -> chat;
+- content block types: tool_use, tool_result, thinking, image with `source` ... -> Anthropic;
+  image_url, input_audio, refusal -> chat; input_text, output_text, input_image -> Responses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+_BODY_KEYS: Final[Mapping[str, str]] = {
+    "input": "openai-responses",
+    "instructions": "openai-responses",
+    "previous_response_id": "openai-responses",
+    "system": "anthropic",
+    "stop_sequences": "anthropic",
+    "top_k": "anthropic",
+    "thinking": "anthropic",
+    "max_completion_tokens": "openai-chat",
+    "response_format": "openai-chat",
+    "n": "openai-chat",
+    "logprobs": "openai-chat",
+}
+_MESSAGE_KEYS: Final[Mapping[str, str]] = {
+    "tool_calls": "openai-chat",
+    "tool_call_id": "openai-chat",
+    "function_call": "openai-chat",
+}
+_ROLES: Final[Mapping[str, str]] = {"tool": "openai-chat", "function": "openai-chat"}
+_BLOCK_TYPES: Final[Mapping[str, str]] = {
+    "tool_use": "anthropic",
+    "tool_result": "anthropic",
+    "thinking": "anthropic",
+    "redacted_thinking": "anthropic",
+    "document": "anthropic",
+    "search_result": "anthropic",
+    "server_tool_use": "anthropic",
+    "image_url": "openai-chat",
+    "input_audio": "openai-chat",
+    "refusal": "openai-chat",
+    "input_text": "openai-responses",
+    "output_text": "openai-responses",
+    "input_image": "openai-responses",
+    "input_file": "openai-responses",
+    "summary_text": "openai-responses",
+}
+
+
+def signals(payload: object) -> dict[str, str]:
+    """Map of format name to the first reason found for it in `payload`."""
+    found: dict[str, str] = {}
+    messages: object = payload
+    if isinstance(payload, Mapping):
+        for key, fmt in _BODY_KEYS.items():
+            if key in payload:
+                found.setdefault(fmt, f"request body has {key!r}")
+        messages = payload.get("messages", payload.get("input"))
+    if isinstance(messages, list):
+        for index, item in enumerate(messages):
+            if isinstance(item, Mapping):
+                _item_signals(item, index, found)
+    return found
+
+
+def _item_signals(item: Mapping[object, object], index: int, found: dict[str, str]) -> None:
+    if "type" in item:
+        found.setdefault("openai-responses", f"message {index} has an item 'type'")
+    for key, fmt in _MESSAGE_KEYS.items():
+        if key in item:
+            found.setdefault(fmt, f"message {index} has {key!r}")
+    role = item.get("role")
+    if isinstance(role, str) and role in _ROLES:
+        found.setdefault(_ROLES[role], f"message {index} has role {role!r}")
+    content = item.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, Mapping):
+                _block_signals(block, index, found)
+
+
+def _block_signals(block: Mapping[object, object], index: int, found: dict[str, str]) -> None:
+    kind = block.get("type")
+    if not isinstance(kind, str):
+        return
+    fmt = _BLOCK_TYPES.get(kind)
+    if kind == "image" and "source" in block:
+        fmt = "anthropic"
+    if fmt is not None:
+        found.setdefault(fmt, f"message {index} has a {kind!r} content block")

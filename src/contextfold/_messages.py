@@ -1,0 +1,261 @@
+"""The neutral conversation model that every layer between the adapters speaks.
+
+Rules:
+1. Parts are frozen, slotted dataclasses tagged by a `kind` literal; dispatch with `match`
+   and `assert_never`. Do not subclass them.
+2. Wire fields the model does not map live in `extras`. Adapters own those keys; core code
+   never reads them, it only carries them along.
+3. Compaction artifacts (`Marker`, `Summary`, `Card`) render to wire formats as plain text.
+   `artifact_from_text` recognises that text again, so parsing a compacted payload gives
+   back the same artifacts and compacting it twice is stable.
+4. A tool result is a part (`ToolResult`), wherever the wire format puts it: in a `tool`
+   message (OpenAI chat), a `function_call_output` item (Responses) or a user message
+   (Anthropic).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import KW_ONLY, dataclass
+from typing import Final, Literal, NoReturn, TypeAlias
+
+Extras: TypeAlias = Mapping[str, object]
+
+
+class _NoExtras(Mapping[str, object]):
+    """The shared, immutable, hashable empty mapping used as the default `extras`."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> NoReturn:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+EMPTY: Final[Extras] = _NoExtras()
+
+Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool"]
+ROLES: Final[tuple[Role, ...]] = ("system", "developer", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Plain text."""
+
+    text: str
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image by URL or inline data (`data:<media type>;base64,...`)."""
+
+    source: str
+    _: KW_ONLY
+    detail: Literal["auto", "low", "high"] | None = None
+    """OpenAI's `detail`; None when the wire payload does not say."""
+    extras: Extras = EMPTY
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A request from the assistant to run a tool; `arguments` is the JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The output of a tool call, answering `call_id`."""
+
+    call_id: str
+    parts: tuple[Part, ...]
+    _: KW_ONLY
+    is_error: bool = False
+    extras: Extras = EMPTY
+    kind: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """Model reasoning (thinking, signatures, encrypted content): opaque, never edited."""
+
+    text: str
+    """Visible reasoning text, counted for tokens; may be empty when encrypted."""
+    _: KW_ONLY
+    signature: str | None = None
+    encrypted: str | None = None
+    """Redacted or encrypted reasoning data, passed back to the provider untouched."""
+    extras: Extras = EMPTY
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A wire part or item this model does not understand, kept whole (e.g. a document)."""
+
+    payload: Mapping[str, object]
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["opaque"] = "opaque"
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """What compaction put in place of a payload; `ref` recalls the original."""
+
+    ref: str
+    text: str
+    """The full text shown to the model, containing the reference."""
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["marker"] = "marker"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A folded span of older conversation; `text` starts with SUMMARY_HEADER."""
+
+    text: str
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["summary"] = "summary"
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """The constraint card: user rules carried verbatim; `text` starts with CARD_HEADER."""
+
+    text: str
+    _: KW_ONLY
+    extras: Extras = EMPTY
+    kind: Literal["card"] = "card"
+
+
+Part: TypeAlias = (
+    Text | Image | ToolCall | ToolResult | Reasoning | Opaque | Marker | Summary | Card
+)
+Artifact: TypeAlias = Marker | Summary | Card
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message (or Responses item) in neutral form."""
+
+    role: Role
+    parts: tuple[Part, ...]
+    _: KW_ONLY
+    name: str | None = None
+    """Participant or tool name (OpenAI `name`); counts toward tokens."""
+    extras: Extras = EMPTY
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool definition offered to the model; counted as fixed overhead."""
+
+    name: str
+    description: str | None = None
+    parameters: Mapping[str, object] | None = None
+    _: KW_ONLY
+    extras: Extras = EMPTY
+
+
+Shape: TypeAlias = Literal["list", "body"]
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """Messages in order, plus the request body around them when there was one."""
+
+    messages: tuple[Message, ...]
+    _: KW_ONLY
+    shape: Shape = "list"
+    """`list` for a bare message list, `body` for a whole request body."""
+    tools: tuple[ToolSpec, ...] = ()
+    extras: Extras = EMPTY
+    """Other request-body fields (model, temperature, ...) and adapter bookkeeping."""
+
+
+# --- artifact text -------------------------------------------------------------------------
+
+REF_PATTERN: Final = r"r[0-9a-f]{10}"
+MARKER_RE: Final = re.compile(r"\[cf:(" + REF_PATTERN + r")(?: [^\]\n]*)?\]")
+SUMMARY_HEADER: Final = "[cf:summary]"
+CARD_HEADER: Final = "[cf:rules]"
+
+
+def artifact_from_text(text: str, extras: Extras = EMPTY) -> Text | Artifact:
+    """Recognise compaction artifacts in text; anything else stays `Text`."""
+    if text.startswith(SUMMARY_HEADER):
+        return Summary(text, extras=extras)
+    if text.startswith(CARD_HEADER):
+        return Card(text, extras=extras)
+    match = MARKER_RE.fullmatch(text)
+    if match is not None:
+        return Marker(match.group(1), text, extras=extras)
+    return Text(text, extras=extras)
+
+
+def refs_in(text: str) -> list[str]:
+    """Archive references mentioned by markers inside `text`, in order."""
+    return [m.group(1) for m in MARKER_RE.finditer(text)]
+
+
+# --- small queries used across layers ------------------------------------------------------
+
+
+def iter_parts(parts: tuple[Part, ...]) -> Iterator[Part]:
+    """Every part, descending into tool results."""
+    for part in parts:
+        yield part
+        if isinstance(part, ToolResult):
+            yield from iter_parts(part.parts)
+
+
+def tool_calls(message: Message) -> list[ToolCall]:
+    """The tool calls a message makes, in order."""
+    return [p for p in message.parts if isinstance(p, ToolCall)]
+
+
+def tool_results(message: Message) -> list[ToolResult]:
+    """The tool results a message carries, in order."""
+    return [p for p in message.parts if isinstance(p, ToolResult)]
+
+
+def part_text(part: Part) -> str:
+    """The text a part shows the model (empty for images and opaque parts)."""
+    match part:
+        case Text() | Marker() | Summary() | Card() | Reasoning():
+            return part.text
+        case ToolCall():
+            return f"{part.name}({part.arguments})"
+        case ToolResult():
+            return "\n".join(part_text(p) for p in part.parts)
+        case Image() | Opaque():
+            return ""
+
+
+def message_text(message: Message) -> str:
+    """All text a message shows the model, parts joined by newlines."""
+    return "\n".join(t for t in (part_text(p) for p in message.parts) if t)
