@@ -6,6 +6,8 @@ The whole public API lives here; every other module is private.
 from __future__ import annotations
 
 from ._adapters import FORMATS, Format, detect, parse, render, validate
+from ._archive import Archive
+from ._compact import CompactResult, acompact, compact
 from ._errors import (
     AmbiguousFormat,
     ArchiveError,
@@ -17,6 +19,7 @@ from ._errors import (
     TokenizerError,
     UnknownReference,
 )
+from ._manager import ContextManager
 from ._messages import (
     Card,
     Conversation,
@@ -33,6 +36,11 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._policy import Policy
+from ._report import Report, SummaryInfo
+from ._strategies._eviction import Eviction, evict_fraction, fit, max_of, min_of, retain_last
+from ._strategies._steps import Chain, chain, drop, mask, prune, summarize
+from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
 from ._tokens._protocol import TokenCounter
 from ._validation import Problem
@@ -42,26 +50,35 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMATS",
     "AmbiguousFormat",
+    "Archive",
     "ArchiveError",
     "AsyncSummarizer",
     "BudgetUnreachable",
     "Card",
+    "Chain",
+    "CompactResult",
     "ConfigurationError",
     "ContextFoldError",
+    "ContextManager",
     "Conversation",
+    "Eviction",
     "Format",
     "Image",
     "InvalidConversation",
+    "LedgerSummarizer",
     "Marker",
     "Message",
     "Opaque",
     "Part",
+    "Policy",
     "Problem",
     "Reasoning",
+    "Report",
     "Role",
     "Summarizer",
     "SummarizerError",
     "Summary",
+    "SummaryInfo",
     "SummaryRequest",
     "SummaryResult",
     "Text",
@@ -72,9 +89,21 @@ __all__ = [
     "ToolSpec",
     "UnknownReference",
     "__version__",
+    "acompact",
+    "chain",
+    "compact",
     "detect",
+    "drop",
+    "evict_fraction",
+    "fit",
+    "mask",
+    "max_of",
+    "min_of",
     "parse",
+    "prune",
     "render",
+    "retain_last",
+    "summarize",
     "validate",
 ]
 

@@ -86,3 +86,11 @@ def validate(payload: object, format: str | None = None) -> list[Problem]:
     """Ways the provider would reject `payload` (empty when it is valid)."""
     fmt = detect(payload) if format is None else check_format(format)
     return _ADAPTERS[fmt].validate(to_plain(payload))
+
+
+def item_count(payload: object) -> int:
+    """Messages (or input items) in the wire list of `payload`; lifted system prompts excluded."""
+    plain = to_plain(payload)
+    if isinstance(plain, Mapping):
+        plain = plain.get("messages", plain.get("input"))
+    return len(plain) if isinstance(plain, list) else 1 if isinstance(plain, str) else 0
