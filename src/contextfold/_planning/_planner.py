@@ -10,15 +10,16 @@ Rules:
    in the protected tail).
 4. The recent tail is chosen first: the newest unprotected units that fit in
    `tail_share` of the room, and never so many that folding everything else could not fit.
-5. Finally relax, newest first: every prune, mask or drop that is no longer needed is
-   undone, so the newest unit not kept whole is one that genuinely did not fit.
+5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
+   too, unless an eviction policy asked for them), so the newest unit not kept whole is
+   one that genuinely did not fit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .._strategies._eviction import Eviction
+from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
 from ._plan import Action, Plan, PlanBudget, Protection, UnitCost
 
@@ -111,7 +112,7 @@ def plan(
         work.goal = work.limit
         _last_resort(work, steps)
         work.goal = budget.available
-    _relax(work)
+    _relax(work, steps)
     return _result(work, tail_start, _reason(work))
 
 
@@ -213,17 +214,25 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         _greedy(work, tail, _PRUNE)
 
 
-def _relax(work: _Work) -> None:
-    """Undo, newest first, every prune, mask or drop the budget no longer needs (rule 5)."""
-    for i in range(len(work.costs) - 1, -1, -1):
-        action = work.actions[i]
-        if action is _DROP and not work.costs[i].droppable:
-            continue
-        if action in (_PRUNE, _MASK, _DROP):
-            if work.would_fit(i, _KEEP):
-                work.set(i, _KEEP)
-            elif action is _MASK and work.cost(i, _PRUNE) is not None and work.would_fit(i, _PRUNE):
-                work.set(i, _PRUNE)
+def _relax(work: _Work, steps: Chain) -> None:
+    """Newest first, give every unit the least compaction that still fits (rule 5)."""
+    summarize = steps.get("summarize")
+    folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
+    options = [_KEEP] + [a for a in (_PRUNE, _MASK) if steps.get(a.value)]
+    changed = True
+    while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
+        changed = False
+        for i in range(len(work.costs) - 1, -1, -1):
+            action = work.actions[i]
+            if action is _KEEP or (action is _FOLD and not folds):
+                continue
+            for lighter in options:
+                if lighter is action:
+                    break
+                if work.cost(i, lighter) is not None and work.would_fit(i, lighter):
+                    work.set(i, lighter)
+                    changed = True
+                    break
 
 
 def _reason(work: _Work) -> str:
