@@ -8,6 +8,7 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from hypothesis import given
@@ -126,6 +127,13 @@ def test_only_messages_parts_and_text_are_archived(bad: object) -> None:
 def test_unserializable_extras_are_a_library_error() -> None:
     with pytest.raises(InvalidConversation, match="not JSON-serializable"):
         Archive().put(Text("x", extras={"when": object()}))
+
+
+def test_read_only_mappings_nested_in_extras_are_plain_json(archive: Archive) -> None:
+    item = Text("x", extras={"meta": MappingProxyType({"b": 1, "a": (1, 2)})})
+    ref = archive.put(item)
+    assert ref == Archive().put(Text("x", extras={"meta": {"a": [1, 2], "b": 1}}))
+    assert archive.get(ref) == Text("x", extras={"meta": {"a": [1, 2], "b": 1}})
 
 
 def test_lone_surrogates_survive_every_store(archive: Archive) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
 
@@ -178,7 +179,11 @@ def _classify(item: object) -> tuple[EntryKind, object]:
 def _canonical(kind: EntryKind, data: object) -> bytes:
     try:
         text = json.dumps(
-            {"item": data, "kind": kind}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            {"item": data, "kind": kind},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            default=_plain,
         )
     except (TypeError, ValueError) as exc:
         raise InvalidConversation(
@@ -193,7 +198,14 @@ def _dump_record(record: _Record) -> str:
         obj["label"] = record.label
     if record.probe:
         obj["probe"] = record.probe
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_plain)
+
+
+def _plain(value: object) -> object:
+    """JSON stand-in for read-only mappings nested in extras; anything else is refused."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
 
 
 def _parse_record(ref: str, raw: str) -> _Record:

@@ -73,6 +73,15 @@ def test_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
             assert [reader.get(r) for r in refs[1:]] == [f"{tag} payload {i}" for i in range(60)]
 
 
+def test_processes_creating_one_new_file_at_once_all_succeed(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    writers = [run_writer(path, f"w{n}", 5) for n in range(4)]
+    results = [finish(w) for w in writers]
+    with Archive(SqliteStore(path, create=False)) as archive:
+        assert len(archive) == 1 + 4 * 5
+        assert {r[0] for r in results} == {archive.refs()[0]}
+
+
 def test_threads_share_one_store(tmp_path: Path) -> None:
     errors: list[BaseException] = []
     with Archive(SqliteStore(tmp_path / "archive.db")) as archive:
@@ -205,3 +214,8 @@ def test_a_row_tampered_into_a_blob_is_an_archive_error(tmp_path: Path) -> None:
             store.get(ref)
         with pytest.raises(ArchiveError, match="not stored as text"):
             store.put(ref, "again")
+
+
+def test_text_sqlite_cannot_encode_is_an_archive_error() -> None:
+    with SqliteStore(":memory:") as store, pytest.raises(ArchiveError, match="surrogates"):
+        store.put("r0123456789", "lone \ud800")
