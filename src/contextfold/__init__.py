@@ -6,6 +6,7 @@ The whole public API lives here; every other module is private.
 from __future__ import annotations
 
 from ._adapters import FORMATS, Format, detect, parse, render, validate
+from ._archive import Archive, ArchiveEntry
 from ._errors import (
     AmbiguousFormat,
     ArchiveError,
@@ -33,6 +34,8 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
+from ._storage import ArchiveStore, MemoryStore, SqliteStore
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
 from ._tokens._protocol import TokenCounter
 from ._validation import Problem
@@ -41,8 +44,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "RECALL_TOOL_NAME",
     "AmbiguousFormat",
+    "Archive",
+    "ArchiveEntry",
     "ArchiveError",
+    "ArchiveStore",
     "AsyncSummarizer",
     "BudgetUnreachable",
     "Card",
@@ -53,12 +60,14 @@ __all__ = [
     "Image",
     "InvalidConversation",
     "Marker",
+    "MemoryStore",
     "Message",
     "Opaque",
     "Part",
     "Problem",
     "Reasoning",
     "Role",
+    "SqliteStore",
     "Summarizer",
     "SummarizerError",
     "Summary",
@@ -72,8 +81,10 @@ __all__ = [
     "ToolSpec",
     "UnknownReference",
     "__version__",
+    "answer_recall",
     "detect",
     "parse",
+    "recall_tool",
     "render",
     "validate",
 ]
