@@ -6,7 +6,7 @@ The whole public API lives here; every other module is private.
 from __future__ import annotations
 
 from ._adapters import FORMATS, Format, detect, parse, render, validate
-from ._archive import Archive
+from ._archive import Archive, ArchiveEntry
 from ._compact import CompactResult, acompact, compact
 from ._errors import (
     AmbiguousFormat,
@@ -37,7 +37,9 @@ from ._messages import (
     ToolSpec,
 )
 from ._policy import Policy
+from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
 from ._report import Report, SummaryInfo
+from ._storage import ArchiveStore, MemoryStore, SqliteStore
 from ._strategies._eviction import Eviction, evict_fraction, fit, max_of, min_of, retain_last
 from ._strategies._steps import Chain, chain, drop, mask, prune, summarize
 from ._summarizers._ledger import LedgerSummarizer
@@ -49,9 +51,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "RECALL_TOOL_NAME",
     "AmbiguousFormat",
     "Archive",
+    "ArchiveEntry",
     "ArchiveError",
+    "ArchiveStore",
     "AsyncSummarizer",
     "BudgetUnreachable",
     "Card",
@@ -67,6 +72,7 @@ __all__ = [
     "InvalidConversation",
     "LedgerSummarizer",
     "Marker",
+    "MemoryStore",
     "Message",
     "Opaque",
     "Part",
@@ -75,6 +81,7 @@ __all__ = [
     "Reasoning",
     "Report",
     "Role",
+    "SqliteStore",
     "Summarizer",
     "SummarizerError",
     "Summary",
@@ -90,6 +97,7 @@ __all__ = [
     "UnknownReference",
     "__version__",
     "acompact",
+    "answer_recall",
     "chain",
     "compact",
     "detect",
@@ -101,6 +109,7 @@ __all__ = [
     "min_of",
     "parse",
     "prune",
+    "recall_tool",
     "render",
     "retain_last",
     "summarize",

@@ -1,43 +1,303 @@
-"""Placeholder archive (the real one is being written): content-addressed, in memory."""
+"""The archive: compaction is a view, never a loss (invariant I5).
+
+Rules:
+1. Before compaction masks, prunes, folds or drops a payload, it stores the original
+   here: a Message, a Part or a plain string. The reference is `r` + the first 10 hex
+   digits of the sha256 of the item's canonical JSON, `{"item": <_serialize form>,
+   "kind": "message" | "part" | "text"}` with sorted keys, `,`/`:` separators and UTF-8
+   (lone surrogates passed through). Same content, same reference, in every run (I6);
+   storing it twice stores it once, and the first label wins.
+2. Collisions (40 bits, so p ~ n^2 / 2^41 for n entries) are detected, never ignored:
+   when a reference already holds other content, the next candidate hashes the canonical
+   bytes + `#1`, `#2`, ... (up to MAX_PROBES). The probe is kept with the entry. So a
+   reference never names two payloads; only the later of two colliding items moves, and
+   its reference then depends on what the archive held first.
+3. Reads verify: an entry that does not parse, or whose content does not hash to its
+   reference, raises ArchiveError. A wrong payload is never returned.
+4. Stores hold JSON text, written in ASCII so every string survives every backend.
+   Thread safety comes from the stores: each operation is atomic and puts are write-once.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass
+from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
 
-from ._errors import UnknownReference
-from ._messages import Message, Part
-from ._serialize import dump_message, dump_part
+from ._errors import ArchiveError, InvalidConversation, UnknownReference
+from ._messages import (
+    Card,
+    Image,
+    Marker,
+    Message,
+    Opaque,
+    Part,
+    Reasoning,
+    Summary,
+    Text,
+    ToolCall,
+    ToolResult,
+)
+from ._serialize import dump_message, dump_part, load_message, load_part
+from ._storage import ArchiveStore, MemoryStore
+
+EntryKind: TypeAlias = Literal["message", "part", "text"]
+Archivable: TypeAlias = Message | Part | str
+
+MAX_PROBES: Final = 8
+"""Candidate references tried per item; running out means something is badly wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveEntry:
+    """One archived payload: its reference, what it is, and the original itself."""
+
+    ref: str
+    kind: EntryKind
+    item: Archivable
+    """The original Message, Part or text, exactly as it was stored."""
+    _: KW_ONLY
+    label: str | None = None
+    """Free text given to `put`, e.g. the tool name or the original token count."""
+
+
+class _Record(NamedTuple):
+    kind: EntryKind
+    data: object
+    label: str | None
+    probe: int
 
 
 class Archive:
-    """Originals by reference."""
+    """Originals of everything compaction removed, by content-addressed reference."""
 
-    def __init__(self) -> None:
-        self._items: dict[str, Message | Part | str] = {}
+    __slots__ = ("_store",)
 
-    def put(self, item: Message | Part | str, *, label: str | None = None) -> str:
-        """Store `item`; return its reference."""
-        data: Any = (
-            item
-            if isinstance(item, str)
-            else (dump_message(item) if isinstance(item, Message) else dump_part(item))
+    def __init__(self, store: ArchiveStore | None = None) -> None:
+        self._store: ArchiveStore = MemoryStore() if store is None else store
+
+    @property
+    def store(self) -> ArchiveStore:
+        """The backend holding the entries."""
+        return self._store
+
+    def put(self, item: Archivable, *, label: str | None = None) -> str:
+        """Store `item` (once) and return its reference."""
+        kind, data = _classify(item)
+        canonical = _canonical(kind, data)
+        for probe in range(MAX_PROBES):
+            ref = reference(canonical, probe)
+            mine = _dump_record(_Record(kind, data, label, probe))
+            held = self._store.put(ref, mine)
+            if held == mine or _canonical_or_none(ref, held) == canonical:
+                return ref
+        raise ArchiveError(
+            f"{MAX_PROBES} candidate references for one {kind} all hold other content; "
+            "the archive is probably corrupt"
         )
-        blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        ref = "r" + hashlib.sha256(blob.encode()).hexdigest()[:10]
-        self._items.setdefault(ref, item)
-        return ref
 
-    def get(self, ref: str) -> Message | Part | str:
-        """The original behind `ref`."""
-        try:
-            return self._items[ref]
-        except KeyError:
-            raise UnknownReference(ref) from None
+    def entry(self, ref: str) -> ArchiveEntry:
+        """The entry under `ref`; UnknownReference if there is none."""
+        raw = self._store.get(ref)
+        if raw is None:
+            raise UnknownReference(ref)
+        record = _parse_record(ref, raw)
+        if reference(_canonical(record.kind, record.data), record.probe) != ref:
+            raise ArchiveError(
+                f"archive entry {ref} does not match its reference; the archive is corrupt"
+            )
+        return ArchiveEntry(ref, record.kind, _load_item(ref, record), label=record.label)
+
+    def get(self, ref: str) -> Archivable:
+        """The original item under `ref`; UnknownReference if there is none."""
+        return self.entry(ref).item
+
+    def recall_text(self, ref: str) -> str:
+        """The item under `ref` as readable text for a model (see `readable`)."""
+        return readable(self.get(ref))
+
+    def refs(self) -> list[str]:
+        """Every reference, in insertion order."""
+        return list(self._store.refs())
+
+    def close(self) -> None:
+        """Close the store."""
+        self._store.close()
 
     def __contains__(self, ref: object) -> bool:
-        return ref in self._items
+        return isinstance(ref, str) and self._store.get(ref) is not None
 
     def __len__(self) -> int:
-        return len(self._items)
+        return sum(1 for _ in self._store.refs())
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Archive({self._store!r})"
+
+
+# --- references and records ----------------------------------------------------------------
+
+
+def reference(canonical: bytes, probe: int = 0) -> str:
+    """The reference candidate number `probe` for canonical item bytes (rules 1 and 2)."""
+    data = canonical if probe == 0 else canonical + b"#%d" % probe
+    return "r" + hashlib.sha256(data).hexdigest()[:10]
+
+
+def _classify(item: object) -> tuple[EntryKind, object]:
+    """The entry kind of `item` and its JSON form."""
+    match item:
+        case str():
+            return "text", item
+        case Message():
+            return "message", dump_message(item)
+        case (
+            Text()
+            | Image()
+            | ToolCall()
+            | ToolResult()
+            | Reasoning()
+            | Opaque()
+            | Marker()
+            | Summary()
+            | Card()
+        ):
+            return "part", dump_part(item)
+        case _:
+            raise InvalidConversation(
+                f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
+            )
+
+
+def _canonical(kind: EntryKind, data: object) -> bytes:
+    try:
+        text = json.dumps(
+            {"item": data, "kind": kind},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            default=_plain,
+        )
+    except (TypeError, ValueError) as exc:
+        raise InvalidConversation(
+            f"cannot archive this {kind}: not JSON-serializable ({exc})"
+        ) from None
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _dump_record(record: _Record) -> str:
+    obj: dict[str, object] = {"item": record.data, "kind": record.kind}
+    if record.label is not None:
+        obj["label"] = record.label
+    if record.probe:
+        obj["probe"] = record.probe
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_plain)
+
+
+def _plain(value: object) -> object:
+    """JSON stand-in for read-only mappings nested in extras; anything else is refused."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+def _parse_record(ref: str, raw: str) -> _Record:
+    """The record stored under `ref`; ArchiveError when it is malformed."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        raise _corrupt(ref, "not JSON") from None
+    if not isinstance(obj, dict) or "item" not in obj:
+        raise _corrupt(ref, "not an archive record")
+    kind, label, probe = obj.get("kind"), obj.get("label"), obj.get("probe", 0)
+    if kind not in ("message", "part", "text"):
+        raise _corrupt(ref, f"unknown kind {kind!r}")
+    if label is not None and not isinstance(label, str):
+        raise _corrupt(ref, "label is not text")
+    if not isinstance(probe, int) or isinstance(probe, bool) or not 0 <= probe < MAX_PROBES:
+        raise _corrupt(ref, f"bad probe {probe!r}")
+    return _Record(kind, obj["item"], label, probe)
+
+
+def _canonical_or_none(ref: str, raw: str) -> bytes | None:
+    """Canonical bytes of the record `raw`, or None when it cannot be read."""
+    try:
+        record = _parse_record(ref, raw)
+    except ArchiveError:
+        return None
+    return _canonical(record.kind, record.data)
+
+
+def _load_item(ref: str, record: _Record) -> Archivable:
+    try:
+        match record.kind:
+            case "text":
+                if not isinstance(record.data, str):
+                    raise _corrupt(ref, "text entry does not hold text")
+                return record.data
+            case "message":
+                return load_message(record.data)
+            case "part":
+                return load_part(record.data)
+            case _:
+                assert_never(record.kind)
+    except InvalidConversation as exc:
+        raise _corrupt(ref, str(exc)) from None
+
+
+def _corrupt(ref: str, why: str) -> ArchiveError:
+    return ArchiveError(f"archive entry {ref} is corrupt: {why}")
+
+
+# --- readable text for recall ----------------------------------------------------------------
+
+
+def readable(item: Archivable) -> str:
+    """Text a model can read: text as is, a part's text, a message as `role: text`."""
+    match item:
+        case str():
+            return item
+        case Message():
+            who = item.role if item.name is None else f"{item.role} ({item.name})"
+            return f"{who}: " + "\n".join(_part_text(p) for p in item.parts)
+        case _:
+            return _part_text(item)
+
+
+def _part_text(part: Part) -> str:
+    match part:
+        case Text() | Marker() | Summary() | Card():
+            return part.text
+        case Reasoning():
+            return f"[reasoning] {part.text}" if part.text else "[reasoning, not shown]"
+        case Image():
+            return _image_text(part)
+        case ToolCall():
+            return f"[tool call {part.name}, id {part.id}] {part.arguments}"
+        case ToolResult():
+            head = f"[tool result for {part.call_id}{', error' if part.is_error else ''}]"
+            return "\n".join([head, *(_part_text(p) for p in part.parts)])
+        case Opaque():
+            kind = part.payload.get("type")
+            return f"[{kind if isinstance(kind, str) else 'opaque'} content, not text]"
+        case _:
+            assert_never(part)
+
+
+_URL_SHOWN: Final = 120
+
+
+def _image_text(image: Image) -> str:
+    source = image.source
+    if source.startswith("data:"):
+        media = source[5:].split(";", 1)[0].split(",", 1)[0] or "unknown type"
+        return f"[image: inline {media}, {len(source)} characters]"
+    shown = source if len(source) <= _URL_SHOWN else source[:_URL_SHOWN] + "..."
+    return f"[image: {shown}]"

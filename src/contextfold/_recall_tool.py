@@ -1,0 +1,128 @@
+"""The recall tool: lets the model itself fetch what compaction folded away.
+
+Rules:
+1. `recall_tool(format)` returns a fresh tool definition in that format's exact wire
+   shape (OpenAI chat: `{type, function: {name, description, parameters, strict}}`;
+   OpenAI Responses: `{type, name, description, parameters, strict}`; Anthropic:
+   `{name, description, input_schema}`). One JSON schema serves all three and satisfies
+   OpenAI strict mode (every property required, no additional properties).
+2. `answer_recall(archive, arguments)` never raises: its answer goes back to the model
+   as a tool result, so bad arguments, unknown references and storage failures become
+   an error text saying how to call the tool correctly, with `is_error=True`.
+3. Models paste whole markers or change case; any text containing one reference is
+   accepted (`[cf:r0123456789 tool result masked]`, `R0123456789`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Final, assert_never
+
+from ._adapters import check_format
+from ._archive import Archive
+from ._errors import ArchiveError, UnknownReference
+from ._messages import REF_PATTERN
+
+RECALL_TOOL_NAME: Final = "contextfold_recall"
+
+_DESCRIPTION: Final = (
+    "Fetch the full original content that context compaction replaced with a marker "
+    "such as [cf:r0123456789 tool result masked, 812 tokens] or mentioned in a "
+    "[cf:summary]. Pass the reference, the code that starts with r after 'cf:'. Use it "
+    "only when you need the exact details the marker or summary leaves out."
+)
+_EXAMPLE_REF: Final = "r0123456789"
+_REF_RE: Final = re.compile(r"(?<![0-9a-z])" + REF_PATTERN + r"(?![0-9a-f])")
+
+
+def _schema() -> dict[str, object]:
+    return {
+        "type": "object",
+        "properties": {
+            "ref": {
+                "type": "string",
+                "description": f"The archive reference from the marker, e.g. {_EXAMPLE_REF}.",
+            }
+        },
+        "required": ["ref"],
+        "additionalProperties": False,
+    }
+
+
+def recall_tool(format: str) -> dict[str, object]:
+    """The recall tool definition for `format` ("openai-chat", "openai-responses", "anthropic")."""
+    fmt = check_format(format)
+    match fmt:
+        case "openai-chat":
+            function = {"name": RECALL_TOOL_NAME, "description": _DESCRIPTION}
+            return {
+                "type": "function",
+                "function": {**function, "parameters": _schema(), "strict": True},
+            }
+        case "openai-responses":
+            return {
+                "type": "function",
+                "name": RECALL_TOOL_NAME,
+                "description": _DESCRIPTION,
+                "parameters": _schema(),
+                "strict": True,
+            }
+        case "anthropic":
+            return {
+                "name": RECALL_TOOL_NAME,
+                "description": _DESCRIPTION,
+                "input_schema": _schema(),
+            }
+        case _:
+            assert_never(fmt)
+
+
+def answer_recall(archive: Archive, arguments: str | Mapping[str, object]) -> tuple[str, bool]:
+    """The tool result for a recall call: (text, is_error). Never raises."""
+    ref_or_error = _ref_from(arguments)
+    if isinstance(ref_or_error, _Failure):
+        return ref_or_error.text, True
+    ref = ref_or_error
+    try:
+        return archive.recall_text(ref), False
+    except UnknownReference:
+        return (
+            f"{RECALL_TOOL_NAME}: nothing is archived under {ref}. Copy the reference exactly "
+            "from a [cf:...] marker or summary in this conversation.",
+            True,
+        )
+    except ArchiveError as exc:
+        return f"{RECALL_TOOL_NAME}: the archive could not be read ({exc}).", True
+
+
+class _Failure:
+    __slots__ = ("text",)
+
+    def __init__(self, problem: str) -> None:
+        self.text = (
+            f"{RECALL_TOOL_NAME}: {problem}. Call it with one reference from a [cf:...] "
+            f'marker, e.g. {{"ref": "{_EXAMPLE_REF}"}}.'
+        )
+
+
+def _ref_from(arguments: object) -> str | _Failure:
+    """The reference named by the call's arguments, or what is wrong with them."""
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            return _Failure(f"the arguments are not valid JSON ({exc})")
+    if not isinstance(arguments, Mapping):
+        return _Failure(f"the arguments must be a JSON object, not {type(arguments).__name__}")
+    value = arguments.get("ref")
+    if value is None:
+        return _Failure('the "ref" argument is missing')
+    if not isinstance(value, str):
+        return _Failure(f'"ref" must be a string, not {type(value).__name__}')
+    found: set[str] = set(_REF_RE.findall(value.lower()))
+    if len(found) != 1:
+        many = "more than one reference" if found else "no reference"
+        return _Failure(f'"ref" {value[:80]!r} holds {many}')
+    return found.pop()

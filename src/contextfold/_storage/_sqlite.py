@@ -1,0 +1,192 @@
+"""An ArchiveStore in one SQLite file (stdlib sqlite3), shared by threads and processes.
+
+Rules:
+1. Layout: `contextfold_schema(version)` holds one row, SCHEMA_VERSION;
+   `contextfold_archive(seq, ref, data)` holds the entries, `seq` giving insertion order.
+   A file with other tables and no schema table is foreign and refused, and so is any
+   schema version other than SCHEMA_VERSION: we never guess at someone else's layout.
+2. One connection per store, in autocommit mode, serialised by a lock, so any thread may
+   use the store. Files use WAL journaling: a reader process can open the archive while a
+   writer process holds it; a busy file is waited on for up to `timeout` seconds.
+3. Rows are never updated or deleted, so `INSERT OR IGNORE` then `SELECT` is an atomic
+   write-once put, even between processes.
+4. Every sqlite3 error becomes an ArchiveError naming the file. A corrupt or foreign file
+   fails when the store opens; later damage fails at the read that meets it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Final
+
+from .._errors import ArchiveError
+
+SCHEMA_VERSION: Final = 1
+_SCHEMA: Final = "contextfold_schema"
+_ENTRIES: Final = "contextfold_archive"
+_SQLITE_OWN: Final = frozenset({"sqlite_sequence"})
+_CREATE: Final = (
+    f"CREATE TABLE {_SCHEMA} (version INTEGER NOT NULL)",
+    f"INSERT INTO {_SCHEMA} (version) VALUES ({SCHEMA_VERSION})",
+    f"CREATE TABLE {_ENTRIES} ("
+    "seq INTEGER PRIMARY KEY AUTOINCREMENT, ref TEXT NOT NULL UNIQUE, data TEXT NOT NULL)",
+)
+_PUT: Final = f"INSERT OR IGNORE INTO {_ENTRIES} (ref, data) VALUES (?, ?)"
+_GET: Final = f"SELECT data FROM {_ENTRIES} WHERE ref = ?"
+_REFS: Final = f"SELECT ref FROM {_ENTRIES} ORDER BY seq"
+
+
+class SqliteStore:
+    """Archive entries in an SQLite file (or `:memory:`), safe across threads and processes."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 30.0
+    ) -> None:
+        """Open (or, with `create`, make) the archive at `path`; ArchiveError if unusable."""
+        self.path = os.fspath(path)
+        """The database file, or `:memory:`."""
+        self._lock = threading.Lock()
+        self._closed = True
+        in_memory = self.path == ":memory:"
+        if not create and not in_memory and not os.path.exists(self.path):
+            raise ArchiveError(f"no archive at {self.path!r}: the file does not exist")
+        with self._errors("open"):
+            conn = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        try:
+            with self._errors("open"):
+                _prepare(conn, self.path, create=create)
+                if not in_memory:
+                    _use_wal(conn)
+        except ArchiveError:
+            conn.close()
+            raise
+        self._conn = conn
+        self._closed = False
+
+    def put(self, ref: str, data: str) -> str:
+        """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
+        with self._lock, self._errors("write to"):
+            conn = self._connection()
+            conn.execute(_PUT, (ref, data))
+            row = conn.execute(_GET, (ref,)).fetchone()
+        held = None if row is None else row[0]
+        if not isinstance(held, str):
+            raise ArchiveError(f"{self.path!r}: entry {ref} was not stored as text")
+        return held
+
+    def get(self, ref: str) -> str | None:
+        """The text stored under `ref`, or None."""
+        with self._lock, self._errors("read"):
+            row = self._connection().execute(_GET, (ref,)).fetchone()
+        if row is None:
+            return None
+        if not isinstance(row[0], str):
+            raise ArchiveError(f"{self.path!r}: entry {ref} is not stored as text")
+        return row[0]
+
+    def refs(self) -> Iterator[str]:
+        """Every stored reference, in insertion order (a snapshot)."""
+        with self._lock, self._errors("read"):
+            rows = self._connection().execute(_REFS).fetchall()
+        return iter([str(row[0]) for row in rows])
+
+    def close(self) -> None:
+        """Close the connection; later calls raise ArchiveError. Closing twice is fine."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                with self._errors("close"):
+                    self._conn.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({self.path!r}{', closed' if self._closed else ''})"
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise ArchiveError(f"the SQLite archive {self.path!r} is closed")
+        return self._conn
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise ArchiveError(
+                f"cannot {action} the SQLite archive {self.path!r}: {exc}{_hint(exc)}"
+            ) from exc
+        except UnicodeEncodeError as exc:
+            raise ArchiveError(f"cannot {action} the SQLite archive {self.path!r}: {exc}") from exc
+
+
+def _hint(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        return " (the file is corrupt or not a contextfold archive)"
+    return ""
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return {str(row[0]) for row in rows}
+
+
+def _prepare(conn: sqlite3.Connection, path: str, *, create: bool) -> None:
+    """Check the layout of an existing archive, or lay out an empty database."""
+    tables = _tables(conn)
+    if _SCHEMA not in tables:
+        if tables - _SQLITE_OWN:
+            found = ", ".join(sorted(tables - _SQLITE_OWN))
+            raise ArchiveError(
+                f"{path!r} is an SQLite database but not a contextfold archive "
+                f"(it holds tables {found}); choose another file"
+            )
+        if not create:
+            raise ArchiveError(f"{path!r} is an empty database, not a contextfold archive")
+        _lay_out(conn)
+    _check_schema(conn, path)
+
+
+def _lay_out(conn: sqlite3.Connection) -> None:
+    """Create the tables, unless another process did so first."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _SCHEMA not in _tables(conn):
+            for statement in _CREATE:
+                conn.execute(statement)
+        conn.execute("COMMIT")
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+def _check_schema(conn: sqlite3.Connection, path: str) -> None:
+    rows = conn.execute(f"SELECT version FROM {_SCHEMA}").fetchall()
+    versions = [row[0] for row in rows]
+    if versions != [SCHEMA_VERSION]:
+        shown = versions[0] if len(versions) == 1 else versions
+        raise ArchiveError(
+            f"{path!r} has archive schema version {shown!r}, but this contextfold reads "
+            f"version {SCHEMA_VERSION}; open it with a matching contextfold version"
+        )
+    if _ENTRIES not in _tables(conn):
+        raise ArchiveError(f"{path!r} is an incomplete contextfold archive (no entry table)")
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a file archive to WAL journaling (a no-op when it already uses it)."""
+    mode = conn.execute("PRAGMA journal_mode").fetchone()
+    if mode is None or str(mode[0]).lower() != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")

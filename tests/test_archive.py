@@ -1,0 +1,313 @@
+"""The archive gives back exactly what was stored, under content-addressed references."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextfold._archive as archive_module
+from contextfold import (
+    Archive,
+    ArchiveEntry,
+    ArchiveError,
+    Image,
+    InvalidConversation,
+    MemoryStore,
+    Message,
+    Opaque,
+    Part,
+    Reasoning,
+    SqliteStore,
+    Text,
+    ToolCall,
+    ToolResult,
+    UnknownReference,
+)
+from contextfold._messages import REF_PATTERN
+from contextfold._serialize import dump_message, dump_part
+
+from . import corpus
+from .strategies import messages, parts, texts
+
+items: st.SearchStrategy[Message | Part | str] = messages | parts | texts
+
+
+def expected_ref(item: Message | Part | str) -> str:
+    """The reference the archive's rule 1 promises, computed independently."""
+    data: object
+    if isinstance(item, str):
+        kind, data = "text", item
+    elif isinstance(item, Message):
+        kind, data = "message", dump_message(item)
+    else:
+        kind, data = "part", dump_part(item)
+    canonical = json.dumps(
+        {"kind": kind, "item": data}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return "r" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def archive(request: pytest.FixtureRequest) -> Iterator[Archive]:
+    store = MemoryStore() if request.param == "memory" else SqliteStore(":memory:")
+    with Archive(store) as arch:
+        yield arch
+
+
+@given(items)
+def test_put_then_get_gives_the_original_back(item: Message | Part | str) -> None:
+    arch = Archive()
+    ref = arch.put(item)
+    assert arch.get(ref) == item
+    assert type(arch.get(ref)) is type(item)
+
+
+@given(items)
+def test_ref_is_the_documented_content_hash(item: Message | Part | str) -> None:
+    ref = Archive().put(item)
+    assert re.fullmatch(REF_PATTERN, ref)
+    assert ref == expected_ref(item)
+
+
+@given(st.lists(items, max_size=8))
+def test_same_content_is_stored_once_and_keeps_its_ref(batch: list[Message | Part | str]) -> None:
+    first, second = Archive(), Archive()
+    refs = [first.put(item) for item in batch]
+    assert [second.put(item) for item in batch] == refs
+    assert [first.put(item) for item in batch] == refs
+    assert len(first) == len(set(refs)) == len(first.refs())
+    assert first.refs() == list(dict.fromkeys(refs))
+
+
+def test_key_order_in_extras_does_not_change_the_ref() -> None:
+    one = Message("user", (Text("x", extras={"a": 1, "b": 2}),), extras={"p": 1, "q": [1, 2]})
+    two = Message("user", (Text("x", extras={"b": 2, "a": 1}),), extras={"q": [1, 2], "p": 1})
+    assert Archive().put(one) == Archive().put(two)
+
+
+def test_text_and_text_part_are_different_entries(archive: Archive) -> None:
+    assert archive.put("hello") != archive.put(Text("hello"))
+    assert len(archive) == 2
+
+
+def test_entry_carries_kind_and_the_first_label(archive: Archive) -> None:
+    part = ToolResult("call_1", (Text("x" * 50),))
+    ref = archive.put(part, label="read_file, 812 tokens")
+    assert archive.put(part, label="another label") == ref
+    assert archive.entry(ref) == ArchiveEntry(ref, "part", part, label="read_file, 812 tokens")
+    assert archive.entry(archive.put("plain")).kind == "text"
+    assert archive.entry(archive.put(Message("tool", ()))).label is None
+
+
+def test_unknown_reference_raises_a_key_error_naming_it(archive: Archive) -> None:
+    with pytest.raises(UnknownReference) as info:
+        archive.get("r0123456789")
+    assert isinstance(info.value, KeyError)
+    assert info.value.ref == "r0123456789"
+    assert "r0123456789" in str(info.value)
+    assert "r0123456789" not in archive
+    assert 42 not in archive
+
+
+@pytest.mark.parametrize("bad", [42, None, b"bytes", ["a list"], {"role": "user"}])
+def test_only_messages_parts_and_text_are_archived(bad: object) -> None:
+    with pytest.raises(InvalidConversation, match="cannot archive"):
+        Archive().put(bad)  # type: ignore[arg-type]
+
+
+def test_unserializable_extras_are_a_library_error() -> None:
+    with pytest.raises(InvalidConversation, match="not JSON-serializable"):
+        Archive().put(Text("x", extras={"when": object()}))
+
+
+def test_read_only_mappings_nested_in_extras_are_plain_json(archive: Archive) -> None:
+    item = Text("x", extras={"meta": MappingProxyType({"b": 1, "a": (1, 2)})})
+    ref = archive.put(item)
+    assert ref == Archive().put(Text("x", extras={"meta": {"a": [1, 2], "b": 1}}))
+    assert archive.get(ref) == Text("x", extras={"meta": {"a": [1, 2], "b": 1}})
+
+
+def test_lone_surrogates_survive_every_store(archive: Archive) -> None:
+    item = Message("user", (Text("broken \ud800 pair"),), extras={"k": "\udfff"})
+    assert archive.get(archive.put(item)) == item
+
+
+# --- collisions ------------------------------------------------------------------------------
+
+
+def test_a_collision_moves_the_later_item_and_never_mixes_payloads(
+    archive: Archive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = archive_module.reference
+
+    def colliding(canonical: bytes, probe: int = 0) -> str:
+        return "r0000000000" if probe == 0 else real(canonical, probe)
+
+    monkeypatch.setattr(archive_module, "reference", colliding)
+    first, second = archive.put("first"), archive.put("second")
+    assert first == "r0000000000" != second
+    assert re.fullmatch(REF_PATTERN, second)
+    assert (archive.get(first), archive.get(second)) == ("first", "second")
+    assert archive.put("second") == second
+    assert archive.refs() == [first, second]
+
+
+def test_running_out_of_probes_is_an_archive_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archive_module, "reference", lambda canonical, probe=0: "r0000000000")
+    arch = Archive()
+    arch.put("first")
+    with pytest.raises(ArchiveError, match="candidate references"):
+        arch.put("second")
+
+
+# --- damaged entries -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not an archive record"),
+        ('{"kind": "text"}', "not an archive record"),
+        ('{"item": "x", "kind": "video"}', "unknown kind"),
+        ('{"item": "x", "kind": "text", "label": 3}', "label"),
+        ('{"item": "x", "kind": "text", "probe": -1}', "probe"),
+        ('{"item": "x", "kind": "text", "probe": true}', "probe"),
+        ('{"item": 3, "kind": "text"}', "match its reference"),
+        ('{"item": "someone else", "kind": "text"}', "match its reference"),
+    ],
+)
+def test_a_damaged_entry_is_an_archive_error_not_a_wrong_payload(raw: str, why: str) -> None:
+    store = MemoryStore()
+    store.put("r0123456789", raw)
+    with pytest.raises(ArchiveError, match=why):
+        Archive(store).get("r0123456789")
+
+
+@pytest.mark.parametrize(
+    ("kind", "item"),
+    [("text", 3), ("message", {"role": "robot", "parts": []}), ("part", {"kind": "nope"})],
+)
+def test_an_unloadable_item_is_reported_as_corrupt(kind: str, item: object) -> None:
+    canonical = json.dumps({"item": item, "kind": kind}, sort_keys=True, separators=(",", ":"))
+    ref = archive_module.reference(canonical.encode())
+    store = MemoryStore()
+    store.put(ref, canonical)
+    with pytest.raises(ArchiveError, match="corrupt"):
+        Archive(store).get(ref)
+
+
+def test_a_damaged_entry_under_a_ref_is_skipped_by_put() -> None:
+    store = MemoryStore()
+    ref = expected_ref("payload")
+    store.put(ref, "garbage")
+    arch = Archive(store)
+    moved = arch.put("payload")
+    assert moved != ref
+    assert arch.get(moved) == "payload"
+
+
+# --- readable text ---------------------------------------------------------------------------
+
+
+def test_recall_text_of_text_and_parts(archive: Archive) -> None:
+    assert archive.recall_text(archive.put("as is\n  kept")) == "as is\n  kept"
+    assert archive.recall_text(archive.put(Text("a part"))) == "a part"
+    result = ToolResult("call_7", (Text("line 1"), Text("line 2")), is_error=True)
+    assert archive.recall_text(archive.put(result)) == (
+        "[tool result for call_7, error]\nline 1\nline 2"
+    )
+    opaque = Opaque({"type": "document", "source": {"data": "x" * 1000}})
+    assert archive.recall_text(archive.put(opaque)) == "[document content, not text]"
+    assert archive.recall_text(archive.put(Reasoning("", encrypted="gAAA"))) == (
+        "[reasoning, not shown]"
+    )
+
+
+def test_recall_text_of_a_message_shows_role_calls_and_placeholders(archive: Archive) -> None:
+    data_url = "data:image/png;base64," + "A" * 10_000
+    message = Message(
+        "assistant",
+        (
+            Text("Let me look."),
+            ToolCall("call_1", "read_file", '{"path": "src/app.py"}'),
+            Image(data_url),
+            Image("https://example.com/cat.png"),
+        ),
+        name="agent",
+    )
+    text = archive.recall_text(archive.put(message))
+    assert text == (
+        "assistant (agent): Let me look.\n"
+        '[tool call read_file, id call_1] {"path": "src/app.py"}\n'
+        f"[image: inline image/png, {len(data_url)} characters]\n"
+        "[image: https://example.com/cat.png]"
+    )
+
+
+@given(items)
+def test_recall_text_never_fails_and_contains_every_text(item: Message | Part | str) -> None:
+    arch = Archive()
+    text = arch.recall_text(arch.put(item))
+    if isinstance(item, str):
+        assert text == item
+    elif isinstance(item, Text):
+        assert text == item.text
+    elif isinstance(item, Message):
+        assert text.startswith(f"{item.role}")
+        for part in item.parts:
+            if isinstance(part, Text):
+                assert part.text in text
+
+
+# --- threads ---------------------------------------------------------------------------------
+
+
+def test_threads_putting_overlapping_items_agree_on_every_ref(archive: Archive) -> None:
+    payloads = [f"payload {i % 40}" for i in range(200)]
+    results: dict[int, list[str]] = {}
+
+    def work(worker: int) -> None:
+        results[worker] = [archive.put(p) for p in payloads[worker::4] + payloads[: 20 * worker]]
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(archive) == 40
+    for worker, refs in results.items():
+        chunk = payloads[worker::4] + payloads[: 20 * worker]
+        assert [archive.get(r) for r in refs] == chunk
+
+
+# --- the real corpus -------------------------------------------------------------------------
+
+
+@pytest.mark.corpus
+def test_every_corpus_payload_comes_back_from_a_sqlite_archive(tmp_path: Path) -> None:
+    contents: list[str] = []
+    for _, wire in corpus.conversations():
+        for message in wire:
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            if isinstance(content, str) and content:
+                contents.append(content)
+    assert len(contents) > 1000
+    path = tmp_path / "corpus.db"
+    with Archive(SqliteStore(path)) as arch:
+        refs = [arch.put(Text(c)) for c in contents]
+    assert len(set(refs)) == len(set(contents)), "two distinct payloads share a ref"
+    with Archive(SqliteStore(path, create=False)) as again:
+        assert again.refs() == list(dict.fromkeys(refs))
+        assert all(again.get(r) == Text(c) for r, c in zip(refs, contents, strict=True))
