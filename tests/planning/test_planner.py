@@ -31,7 +31,8 @@ def budgets(draw: st.DrawFn) -> PlanBudget:
     kept = draw(st.integers(0, 500))
     dropped = draw(st.integers(0, 500))
     folded = dropped + draw(st.integers(0, 2000))
-    return PlanBudget(available, limit, kept, folded, dropped)
+    bridge = draw(st.sampled_from([0, 0, 18]))
+    return PlanBudget(available, limit, kept, folded, dropped, bridge)
 
 
 chains = st.sampled_from(
@@ -62,6 +63,9 @@ def cost(c: UnitCost, action: Action) -> int:
 
 def estimate(costs: list[UnitCost], actions: tuple[Action, ...], budget: PlanBudget) -> int:
     body = sum(cost(c, a) for c, a in zip(costs, actions, strict=True))
+    gone = [a in (Action.FOLD, Action.DROP) for a in actions]
+    runs = sum(1 for i, g in enumerate(gone) if g and (i == 0 or not gone[i - 1]))
+    body += runs * budget.bridge
     if Action.FOLD in actions:
         return body + budget.preamble_folded
     if Action.DROP in actions:

@@ -29,7 +29,8 @@ from ._cards import card_bound, new_card
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
-from ._shape import SHAPES, add_bridges
+from ._shape import BRIDGE_REF, SHAPES, add_bridges
+from ._shape import bridge as bridge_message
 from ._summary import fold, reserve_for, summary_cap
 from ._transform import PruneSize
 
@@ -100,6 +101,9 @@ def compact_flow(
     origins = applied.origins[:n_system] + origins
     if SHAPES[settings.format].alternate:
         out, origins = add_bridges(out, origins, archive.put)
+    if out == list(messages):  # only regenerated bridges: nothing changed
+        report = _report(settings, before, before, the_plan, _Done(Applied(), (), 0, False))
+        return Outcome(tuple(messages), report, tuple(range(len(messages))))
     after = settings.overhead + sum(counter.count(m) for m in out)
     report = _report(settings, before, after, the_plan, _Done(applied, prep.notes, rules, True))
     return Outcome(tuple(out), report, tuple(origins))
@@ -179,12 +183,18 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
     summary = prep.parts.summary
     current = counter.count(Message("user", (Summary(summary),))) if summary else 0
     reserve = reserve_for(policy, settings.budget)
+    bridge = (
+        counter.count(bridge_message("assistant", BRIDGE_REF))
+        if SHAPES[settings.format].alternate
+        else 0
+    )
     budget = PlanBudget(
         available=settings.target - settings.overhead,
         limit=settings.budget - settings.overhead,
         preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
-        preamble_folded=card + summary_cap(reserve, counter),
-        preamble_dropped=card + current,
+        preamble_folded=card + summary_cap(reserve, counter) + bridge,
+        preamble_dropped=card + current + bridge,
+        bridge=bridge,
     )
     return make_plan(costs, budget, policy.steps, policy.tail_share)
 

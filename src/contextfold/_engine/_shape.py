@@ -41,6 +41,10 @@ BRIDGE_NOTE: Final = (
 )
 
 
+BRIDGE_REF: Final = "r0000000000"
+"""A stand-in reference of the same length, for sizing bridges before archiving."""
+
+
 def bridge(role: Role, ref: str) -> Message:
     """A one-marker message in `role` that keeps turns alternating."""
     return Message(role, (marker(ref, "earlier turns folded; see the summary"),))

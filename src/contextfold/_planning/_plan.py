@@ -63,6 +63,9 @@ class PlanBudget:
     """Upper bound of the preamble after a fold: new card + summary reserve."""
     preamble_dropped: int = 0
     """The preamble when units are dropped but none folded: new card + current summary."""
+    bridge: int = 0
+    """Tokens of one bridge message, for formats whose turns must alternate: each run of
+    removed (folded or dropped) units may need one."""
 
 
 @dataclass(frozen=True, slots=True)

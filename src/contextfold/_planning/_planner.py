@@ -30,6 +30,7 @@ _KEEP, _PRUNE, _MASK, _FOLD, _DROP = (
     Action.FOLD,
     Action.DROP,
 )
+_GONE = (_FOLD, _DROP)
 
 
 class _Work:
@@ -42,6 +43,8 @@ class _Work:
         self.body = sum(c.tokens for c in costs)
         self.folded = 0
         self.dropped = 0
+        self.runs = 0
+        """Maximal runs of removed (folded or dropped) units."""
         self.goal = budget.available
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
@@ -71,7 +74,14 @@ class _Work:
         self.body += new_cost - old_cost
         self.folded += (action is _FOLD) - (old is _FOLD)
         self.dropped += (action is _DROP) - (old is _DROP)
+        gone, was_gone = action in _GONE, old in _GONE
+        if gone != was_gone:
+            neighbours = self._gone(i - 1) + self._gone(i + 1)
+            self.runs += (1 - neighbours) if gone else (neighbours - 1)
         self.actions[i] = action
+
+    def _gone(self, i: int) -> int:
+        return int(0 <= i < len(self.actions) and self.actions[i] in _GONE)
 
     def preamble(self) -> int:
         if self.folded:
@@ -81,7 +91,7 @@ class _Work:
         return self.budget.preamble_kept
 
     def estimate(self) -> int:
-        return self.body + self.preamble()
+        return self.body + self.preamble() + self.runs * self.budget.bridge
 
     def fits(self) -> bool:
         return self.estimate() <= self.goal

@@ -69,12 +69,12 @@ def group_units(messages: Sequence[Message]) -> list[Unit]:
     n = len(messages)
     while i < n:
         message = messages[i]
-        if message.role == "assistant":
+        if is_artifact_message(message):
+            unit = Unit(UnitKind.BRIDGE, i, i + 1)
+        elif message.role == "assistant":
             unit = _exchange(messages, i)
         elif carries_results(message):
             unit = Unit(UnitKind.ORPHAN, i, i + 1)
-        elif is_artifact_message(message):
-            unit = Unit(UnitKind.BRIDGE, i, i + 1)
         elif message.role == "user":
             unit = Unit(UnitKind.USER, i, i + 1)
         else:
