@@ -26,7 +26,3 @@ def to_plain(value: object) -> object:
         )
         return value if same else converted
     return value
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b
