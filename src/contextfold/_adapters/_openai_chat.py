@@ -194,7 +194,8 @@ def _extras(raw: dict[str, object], mapped: list[str], form: bool, flags: Extras
     extras = leftovers(raw, mapped)
     if form:
         extras[FORM] = "list"
-    extras.update(flags)
+    if flags:
+        extras.update(flags)
     return freeze(extras)
 
 

@@ -48,8 +48,10 @@ def invalid(reason: str, index: int | None = None, field: str | None = None) -> 
 
 def leftovers(obj: Mapping[str, object], mapped: list[str]) -> dict[str, object]:
     """The keys of `obj` not in `mapped` (canonical order), plus the key order if needed."""
-    extras = {key: value for key, value in obj.items() if key not in mapped}
     keys = list(obj)
+    if keys == mapped:
+        return {}
+    extras = {key: value for key, value in obj.items() if key not in mapped}
     if keys != mapped + list(extras):
         extras[KEYS] = keys
     return extras
