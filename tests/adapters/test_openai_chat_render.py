@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from contextfold import (
     Card,
@@ -25,6 +26,7 @@ from contextfold import (
 )
 from contextfold._adapters._openai_chat import from_conversation, to_conversation, validate
 
+from ..strategies import messages
 from .chat_strategies import payloads
 
 MARKER = Marker("r0123456789", "[cf:r0123456789 tool result masked, 812 tokens]")
@@ -165,15 +167,28 @@ def mask_every_result(conversation: Conversation, *parts: Text | Marker) -> Conv
 
 
 @given(payloads)
-def test_pruned_payloads_stay_valid_and_render_stably(payload: Any) -> None:
-    pruned = from_conversation(mask_every_result(to_conversation(payload), Text("head"), MARKER))
+def test_compacted_payloads_stay_valid_stable_and_readable(payload: Any) -> None:
+    conversation = to_conversation(payload)
+    pruned = from_conversation(mask_every_result(conversation, Text("head"), MARKER))
     assert validate(pruned) == []
     assert json.dumps(from_conversation(to_conversation(pruned))) == json.dumps(pruned)
-
-
-@given(payloads)
-def test_masked_results_read_back_as_markers(payload: Any) -> None:
-    masked = from_conversation(mask_every_result(to_conversation(payload), MARKER))
+    masked = from_conversation(mask_every_result(conversation, MARKER))
     again = to_conversation(masked)
     results = [m.parts[0] for m in again.messages if m.role == "tool"]
     assert all(isinstance(r, ToolResult) and r.parts == (MARKER,) for r in results)
+
+
+def render_or_error(conversation: Conversation) -> object:
+    try:
+        return from_conversation(conversation)
+    except InvalidConversation as error:
+        return error
+
+
+@given(st.lists(messages, max_size=5), st.sampled_from(["list", "body"]))
+def test_rendering_any_neutral_conversation_is_total(items: list[Message], shape: str) -> None:
+    out = render_or_error(Conversation(tuple(items), shape="body" if shape == "body" else "list"))
+    if isinstance(out, InvalidConversation):
+        assert (out.format, isinstance(out.index, int)) == ("openai-chat", True)
+    else:
+        assert json.loads(json.dumps(out)) == out
