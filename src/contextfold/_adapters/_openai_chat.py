@@ -8,10 +8,13 @@ Rules:
    (or `function`) message holds one ToolResult whose parts are the message content.
 3. Content: a string is one part, a list is one part per entry, `null` carries no parts.
    `text` parts go through `artifact_from_text` (so compaction artifacts read back as
-   artifacts), `image_url` parts become Image, everything else is Opaque, kept whole.
+   artifacts), plain `image_url` parts (a url and an auto/low/high detail) become Image,
+   everything else (audio, files, refusals, unknown types) is Opaque, kept whole.
 4. Assistant `tool_calls` (function and custom) and legacy `function_call` become
-   ToolCall parts after the content. A legacy call has no id: it gets `legacy-call-<i>`
-   (i its message index) and the next `function` message answers it.
+   ToolCall parts after the content; a call without string id, name and arguments raises
+   InvalidConversation. A legacy call has no id: it gets `legacy-call-<i>`
+   (i its message index) and the next `function` message answers it (a `function`
+   message with no call before it answers `legacy-result-<i>`).
 5. Everything not mapped stays as the layout module says, so rendering gives back the
    exact input. Pairing is not checked here; `validate` reports it.
 """
@@ -110,7 +113,7 @@ def _messages(items: list[object]) -> tuple[Message, ...]:
         if role == "assistant":
             message, pending = _assistant(raw, index, pending)
         elif role in ("tool", "function"):
-            message = _tool(raw, index, role, pending)
+            message = _tool_message(raw, index, role, pending)
             pending = None if role == "function" else pending
         else:
             message = _plain(raw, index, _ROLES[role])
@@ -148,7 +151,7 @@ def _assistant(
     return Message("assistant", parts, name=name, extras=extras), pending
 
 
-def _tool(raw: dict[str, object], index: int, role: str, pending: str | None) -> Message:
+def _tool_message(raw: dict[str, object], index: int, role: str, pending: str | None) -> Message:
     mapped = ["role"]
     flags: dict[str, object] = {}
     if role == "function":

@@ -45,8 +45,8 @@ def from_conversation(conversation: Conversation) -> object:
     if conversation.shape == "list":
         return messages
     fields: dict[str, object] = {"messages": messages}
-    tools = [_tool(spec) for spec in conversation.tools if not spec.extras.get(LEGACY)]
-    functions = [_tool(spec) for spec in conversation.tools if spec.extras.get(LEGACY)]
+    tools = [_tool_definition(spec) for spec in conversation.tools if not spec.extras.get(LEGACY)]
+    functions = [_tool_definition(spec) for spec in conversation.tools if spec.extras.get(LEGACY)]
     if tools:
         fields["tools"] = tools
     if functions:
@@ -153,7 +153,7 @@ def _tool_call(call: ToolCall) -> dict[str, object]:
     return assemble(fields, call.extras)
 
 
-def _tool(spec: ToolSpec) -> object:
+def _tool_definition(spec: ToolSpec) -> object:
     if RAW in spec.extras:
         return spec.extras[RAW]
     function: dict[str, object] = {"name": spec.name}
