@@ -23,6 +23,7 @@ from contextfold import (
     ToolSpec,
 )
 from contextfold._adapters._openai_chat import from_conversation, to_conversation
+from contextfold._serialize import dump_conversation, load_conversation
 
 from .. import corpus
 from .chat_strategies import json_values, near_bodies, near_chat, near_messages, payloads
@@ -241,6 +242,14 @@ def test_generated_payloads_round_trip_with_key_order(payload: Any) -> None:
     messages = out["messages"] if isinstance(out, dict) else out
     original = payload["messages"] if isinstance(payload, dict) else payload
     assert all(a is not b for a, b in zip(messages, original, strict=True))
+
+
+@given(payloads)
+def test_parsed_layout_survives_the_neutral_json_form(payload: Any) -> None:
+    conversation = to_conversation(payload)
+    again = load_conversation(json.loads(json.dumps(dump_conversation(conversation))))
+    assert again == conversation
+    assert json.dumps(from_conversation(again)) == json.dumps(payload)
 
 
 @given(json_values | near_chat | near_messages | near_bodies)
