@@ -142,13 +142,16 @@ def _shape(item: object, index: int, final: bool, problems: list[Problem]) -> _M
     content = item.get("content")
     blocks = _blocks(content, index, problems)
     msg = _Msg(index, role, blocks)
-    if isinstance(content, str | list) and not content and not (final and role == "assistant"):
+    prefill = final and role == "assistant"
+    if isinstance(content, str | list) and not content and not prefill:
         reason = "content must be non-empty (only a final assistant message may be empty)"
         problems.append(Problem(index, "content", reason))
-    for field, block in blocks:
-        for suffix, reason in _block_issues(block, role, final):
+    if isinstance(content, str) and not prefill and not content.strip():
+        problems.append(Problem(index, "content", "text content must contain non-whitespace text"))
+    for field, block in blocks if isinstance(content, list) else ():
+        for suffix, reason in _block_issues(block, role, prefill):
             problems.append(Problem(index, field + suffix, reason))
-    if final and role == "assistant":
+    if prefill:
         _check_trailing_space(msg, problems)
     return msg
 
@@ -168,7 +171,7 @@ def _blocks(content: object, index: int, problems: list[Problem]) -> list[tuple[
     return blocks
 
 
-def _block_issues(block: _Block, role: str | None, final: bool) -> _Issues:
+def _block_issues(block: _Block, role: str | None, prefill: bool) -> _Issues:
     kind = _kind(block)
     if kind is None:
         yield ".type", "a block needs a string 'type'"
@@ -177,7 +180,7 @@ def _block_issues(block: _Block, role: str | None, final: bool) -> _Issues:
     if misplaced:
         yield "", misplaced
     text = block.get("text")
-    if kind == "text" and not final and isinstance(text, str) and not text.strip():
+    if kind == "text" and not prefill and isinstance(text, str) and not text.strip():
         yield ".text", "text content blocks must contain non-whitespace text"
     check = _BLOCK_CHECKS.get(kind)
     if check is not None:
