@@ -18,7 +18,8 @@ Rules:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
+from types import MappingProxyType
 from typing import Final, TypeAlias, TypeVar, cast
 
 from .._errors import InvalidConversation
@@ -134,18 +135,17 @@ def _message(item: object, index: int) -> Message:
     if "content" not in item:
         raise error("a message needs 'content'", index, "content")
     content = item["content"]
-    extras = dict(_rest(item, {"role", "content"}, (index, "")))
-    parts: tuple[Part, ...]
+    extras = _rest(item, _MESSAGE_KEYS, (index, ""))
     if isinstance(content, str):
-        parts = (artifact_from_text(content),)
-        extras[CONTENT] = "string"
+        extras = _STRING_FORM if extras is EMPTY else {**extras, CONTENT: "string"}
+        parts: tuple[Part, ...] = (artifact_from_text(content),)
     elif isinstance(content, list):
-        parts = tuple(_block(block, (index, f"content[{k}]")) for k, block in enumerate(content))
+        parts = tuple([_block(block, (index, f"content[{k}]")) for k, block in enumerate(content)])
     else:
         raise error("'content' must be a string or a list of blocks", index, "content")
     if role == "system":
-        extras[SYSTEM] = "message"
-    return Message(role, parts, extras=extras or EMPTY)
+        extras = {**extras, SYSTEM: "message"}
+    return Message(role, parts, extras=extras)
 
 
 def _block(block: object, where: _Where) -> Part:
@@ -160,7 +160,7 @@ def _block(block: object, where: _Where) -> Part:
 
 def _text(block: dict[object, object], where: _Where) -> Part:
     text = _required(block, "text", str, where)
-    return artifact_from_text(text, _rest(block, {"type", "text"}, where))
+    return artifact_from_text(text, _rest(block, _TEXT_KEYS, where))
 
 
 def _image(block: dict[object, object], where: _Where) -> Part:
@@ -258,9 +258,9 @@ def _required(block: dict[object, object], key: str, kind: type[_T], where: _Whe
     return value
 
 
-def _rest(item: dict[object, object], consumed: set[str], where: _Where) -> Extras:
+def _rest(item: dict[object, object], consumed: Set[str], where: _Where) -> Extras:
     """The item's fields not in `consumed`, in order (EMPTY when there are none)."""
-    if len(item) <= len(consumed) and all(key in consumed for key in item):
+    if item.keys() <= consumed:
         return EMPTY
     rest: dict[str, object] = {}
     for key, value in item.items():
@@ -272,7 +272,11 @@ def _rest(item: dict[object, object], consumed: set[str], where: _Where) -> Extr
     return rest
 
 
-_TOOL_USE_KEYS: Final = {"type", "id", "name", "input"}
+_STRING_FORM: Final[Extras] = MappingProxyType({CONTENT: "string"})
+"""Shared, read-only extras of the common message: string content and no other field."""
+_TEXT_KEYS: Final = frozenset({"type", "text"})
+_MESSAGE_KEYS: Final = frozenset({"role", "content"})
+_TOOL_USE_KEYS: Final = frozenset({"type", "id", "name", "input"})
 _BLOCKS: Final[Mapping[str, Callable[[dict[object, object], _Where], Part]]] = {
     "text": _text,
     "image": _image,

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Final, assert_never
 
 from .._messages import (
+    EMPTY,
     Card,
     Conversation,
     Extras,
@@ -41,6 +42,7 @@ from ._anthropic_parse import BASE64, CONTENT, IS_ERROR, PREFIX, REDACTED, SYSTE
 _HEAD: Final = ("model", "max_tokens")
 """Body fields rendered before `system` and `messages`; the other extras come after."""
 _Block = dict[str, object]
+_TEXTS: Final = (Text, Marker, Summary, Card)
 
 
 def from_conversation(conversation: Conversation) -> object:
@@ -103,7 +105,7 @@ def _message(message: Message, index: int) -> _Block:
     if message.name is not None:
         raise error("Anthropic messages have no 'name'", index, "name")
     content: object = None
-    if message.extras.get(CONTENT) == "string":
+    if message.extras is not EMPTY and message.extras.get(CONTENT) == "string":
         content = _joined(message.parts)
     if content is None:
         content = [_block(part, index, f"content[{k}]") for k, part in enumerate(message.parts)]
@@ -192,9 +194,13 @@ def _reasoning(part: Reasoning, index: int, where: str) -> _Block:
 
 def _joined(parts: tuple[Part, ...]) -> str | None:
     """The parts as one string when all are plain text without extras, else None."""
+    if len(parts) == 1:
+        part = parts[0]
+        if isinstance(part, _TEXTS) and part.extras is EMPTY:
+            return part.text
     texts: list[str] = []
     for part in parts:
-        if not isinstance(part, Text | Marker | Summary | Card) or part.extras:
+        if not isinstance(part, _TEXTS) or part.extras:
             return None
         texts.append(part.text)
     return "\n".join(texts)
@@ -202,6 +208,8 @@ def _joined(parts: tuple[Part, ...]) -> str | None:
 
 def _with_extras(out: _Block, extras: Extras | Mapping[str, object]) -> _Block:
     """`out` plus the wire fields kept in `extras` (never overriding a mapped field)."""
+    if extras is EMPTY:
+        return out
     for key, value in extras.items():
         if key not in out and not key.startswith(PREFIX):
             out[key] = value
