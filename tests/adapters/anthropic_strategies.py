@@ -1,8 +1,7 @@
 """Hypothesis strategies for Anthropic Messages payloads: valid, quirky and mutated ones.
 
 `payloads()` draws payloads the Messages API accepts (validate() must find nothing);
-`quirky_payloads()` adds wire shapes that are odd but must still round-trip exactly;
-`mutations()` breaks one rule of a valid payload and says which message index breaks.
+`quirky_payloads()` adds wire shapes that are odd but must still round-trip exactly.
 """
 
 from __future__ import annotations
@@ -19,6 +18,29 @@ from hypothesis import strategies as st
 Json = Any
 Block = dict[str, Json]
 Draw = st.DrawFn
+
+# --- wire builders for example tests -------------------------------------------------------
+
+
+def user(content: Any, **extra: Any) -> dict[str, Any]:
+    return {"role": "user", "content": content, **extra}
+
+
+def assistant(content: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": content}
+
+
+def use(call_id: str, name: str = "f", **input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": input}
+
+
+def result(call_id: str, content: Any = "ok", **extra: Any) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": content, **extra}
+
+
+def text(value: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "text", "text": value, **extra}
+
 
 # --- leaves --------------------------------------------------------------------------------
 
@@ -370,108 +392,3 @@ def quirky_payloads(draw: Draw) -> Json:
         )
         payload.update(extra)
     return payload
-
-
-# --- one-rule mutations --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Mutation:
-    """A payload that breaks one rule, the wire indices that must be flagged, and a hint."""
-
-    payload: Json
-    indices: frozenset[int]
-    reason: str
-    name: str
-
-
-def _tool_turns(messages: list[Block]) -> list[int]:
-    """Indices of user messages that carry tool_result blocks."""
-    return [
-        i
-        for i, m in enumerate(messages)
-        if m["role"] == "user"
-        and isinstance(m["content"], list)
-        and any(b["type"] == "tool_result" for b in m["content"])
-    ]
-
-
-def _drop_result(draw: Draw, messages: list[Block]) -> Mutation:
-    j = draw(st.sampled_from(_tool_turns(messages)))
-    results = [k for k, b in enumerate(messages[j]["content"]) if b["type"] == "tool_result"]
-    del messages[j]["content"][draw(st.sampled_from(results))]
-    return Mutation(messages, frozenset({j - 1}), "no tool_result", "drop")
-
-
-def _move_result(draw: Draw, messages: list[Block]) -> Mutation:
-    j = draw(st.sampled_from(_tool_turns(messages)))
-    results = [k for k, b in enumerate(messages[j]["content"]) if b["type"] == "tool_result"]
-    moved = messages[j]["content"].pop(draw(st.sampled_from(results)))
-    later = [i for i in range(j + 2, len(messages)) if messages[i]["role"] == "user"]
-    if later:
-        target = draw(st.sampled_from(later))
-        content = messages[target]["content"]
-        messages[target]["content"] = [moved] + (
-            content if isinstance(content, list) else [{"type": "text", "text": content}]
-        )
-    else:
-        messages += (
-            [{"role": "assistant", "content": "ok"}] if messages[-1]["role"] == "user" else []
-        )
-        messages.append({"role": "user", "content": [moved]})
-        target = len(messages) - 1
-    return Mutation(messages, frozenset({j - 1, target}), "tool_result", "move")
-
-
-def _duplicate_id(draw: Draw, messages: list[Block]) -> Mutation:
-    uses = [
-        (i, b)
-        for i, m in enumerate(messages)
-        if m["role"] == "assistant" and isinstance(m["content"], list)
-        for b in m["content"]
-        if b["type"] == "tool_use"
-    ]
-    first, second = sorted(
-        draw(st.lists(st.sampled_from(range(len(uses))), min_size=2, max_size=2, unique=True))
-    )
-    old, new = uses[second][1]["id"], uses[first][1]["id"]
-    uses[second][1]["id"] = new
-    for block in messages[uses[second][0] + 1]["content"]:
-        if block.get("tool_use_id") == old:
-            block["tool_use_id"] = new
-    return Mutation(messages, frozenset({uses[second][0]}), "already used", "duplicate")
-
-
-def _two_users(draw: Draw, messages: list[Block]) -> Mutation:
-    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
-    j = draw(st.sampled_from(users))
-    messages.insert(j + 1, {"role": "user", "content": draw(prose)})
-    return Mutation(messages, frozenset({j + 1}), "in a row", "two-users")
-
-
-def _thinking_after_use(draw: Draw, messages: list[Block]) -> Mutation:
-    assistants = [j - 1 for j in _tool_turns(messages)]
-    i = draw(st.sampled_from(assistants))
-    messages[i]["content"].append(draw(reasoning_blocks))
-    return Mutation(messages, frozenset({i}), "must precede", "thinking-after-tool-use")
-
-
-_MUTATORS = {
-    "drop": _drop_result,
-    "move": _move_result,
-    "duplicate": _duplicate_id,
-    "two-users": _two_users,
-    "thinking-after-tool-use": _thinking_after_use,
-}
-
-
-@st.composite
-def mutations(draw: Draw) -> Mutation:
-    """A valid payload with exactly one rule broken on purpose."""
-    name = draw(st.sampled_from(sorted(_MUTATORS)))
-    messages = copy.deepcopy(draw(message_lists(min_calls=2)))
-    payload = (
-        {"model": "m", "max_tokens": 9, "messages": messages} if draw(st.booleans()) else messages
-    )
-    mutation = _MUTATORS[name](draw, messages)
-    return Mutation(payload, mutation.indices, mutation.reason, name)

@@ -5,7 +5,7 @@ Rules:
 2. `from_conversation` is its exact inverse and also renders what the compaction engine
    changed or created (`_anthropic_render`).
 3. `validate` reports every way the Messages API would reject a payload, from the wire
-   JSON itself (`_anthropic_validate`).
+   JSON itself (`_anthropic_validate`, with per-block checks in `_anthropic_blocks`).
 """
 
 from __future__ import annotations

@@ -4,11 +4,8 @@ Rules (every problem is reported, at its wire message index and field path):
 1. Shape: a message list, or a body with a `messages` list (1 to 100,000 messages);
    `system` is a string or non-empty text blocks; tools are objects with unique names and
    custom tools have an `input_schema` object. Unknown fields are not checked.
-2. Blocks: role user or assistant (a role system message holds text only); content is a
-   string or a list of typed blocks; known blocks have well-typed fields; text holds
-   non-whitespace; image sources are base64 (jpeg, png, gif, webp), url or file; tool_use
-   ids match [A-Za-z0-9_-]+. tool_result sits only in user messages; tool_use, thinking
-   and server-tool blocks only in assistant messages.
+2. Messages: role user or assistant (or system); content a string or a list of block
+   objects, each passing the field and placement checks of `_anthropic_blocks`.
 3. Turns: the first message is from the user; user and assistant alternate; only a final
    assistant message may be empty, and it may not end with whitespace.
 4. Tools: every tool_use is answered by a tool_result with its id in the immediately
@@ -22,31 +19,21 @@ Rules (every problem is reported, at its wire message index and field path):
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from .._validation import Problem
+from ._anthropic_blocks import THINKING, Block, block_issues, kind_of, server_result
 
 MAX_MESSAGES: Final = 100_000
-_IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-_TOOL_ID: Final = re.compile(r"[A-Za-z0-9_-]+")
-_THINKING: Final = frozenset({"thinking", "redacted_thinking"})
-_ASSISTANT_ONLY: Final = frozenset(
-    {"tool_use", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use"}
-)
-
-_Block = Mapping[object, object]
-_Issues = Iterator[tuple[str, str]]
-"""(field suffix, reason) pairs found inside one block."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Msg:
     index: int
     role: str | None
-    blocks: list[tuple[str, _Block]]
+    blocks: list[tuple[str, Block]]
     """(field path, block) for every object block; string content is one text block."""
 
 
@@ -149,20 +136,20 @@ def _shape(item: object, index: int, final: bool, problems: list[Problem]) -> _M
     if isinstance(content, str) and not prefill and not content.strip():
         problems.append(Problem(index, "content", "text content must contain non-whitespace text"))
     for field, block in blocks if isinstance(content, list) else ():
-        for suffix, reason in _block_issues(block, role, prefill):
+        for suffix, reason in block_issues(block, role, prefill):
             problems.append(Problem(index, field + suffix, reason))
     if prefill:
         _check_trailing_space(msg, problems)
     return msg
 
 
-def _blocks(content: object, index: int, problems: list[Problem]) -> list[tuple[str, _Block]]:
+def _blocks(content: object, index: int, problems: list[Problem]) -> list[tuple[str, Block]]:
     if isinstance(content, str):
         return [("content", {"type": "text", "text": content})]
     if not isinstance(content, list):
         problems.append(Problem(index, "content", "must be a string or a list of blocks"))
         return []
-    blocks: list[tuple[str, _Block]] = []
+    blocks: list[tuple[str, Block]] = []
     for k, block in enumerate(content):
         if isinstance(block, dict):
             blocks.append((f"content[{k}]", block))
@@ -171,41 +158,12 @@ def _blocks(content: object, index: int, problems: list[Problem]) -> list[tuple[
     return blocks
 
 
-def _block_issues(block: _Block, role: str | None, prefill: bool) -> _Issues:
-    kind = _kind(block)
-    if kind is None:
-        yield ".type", "a block needs a string 'type'"
-        return
-    misplaced = _misplaced(kind, role)
-    if misplaced:
-        yield "", misplaced
-    text = block.get("text")
-    if kind == "text" and not prefill and isinstance(text, str) and not text.strip():
-        yield ".text", "text content blocks must contain non-whitespace text"
-    check = _BLOCK_CHECKS.get(kind)
-    if check is not None:
-        yield from check(block)
-
-
-def _misplaced(kind: str, role: str | None) -> str:
-    """Why a `kind` block cannot sit in a `role` message ("" when it can)."""
-    if role is None:
-        return ""
-    if kind == "tool_result" and role != "user":
-        return "tool_result blocks belong in user messages"
-    if (kind in _ASSISTANT_ONLY or _server_result(kind)) and role != "assistant":
-        return f"{kind} blocks belong in assistant messages"
-    if role == "system" and kind != "text":
-        return "a system message holds text blocks only"
-    return ""
-
-
 def _check_trailing_space(msg: _Msg, problems: list[Problem]) -> None:
     if not msg.blocks:
         return
     field, block = msg.blocks[-1]
     text = block.get("text")
-    if _kind(block) == "text" and isinstance(text, str) and text != text.rstrip():
+    if kind_of(block) == "text" and isinstance(text, str) and text != text.rstrip():
         reason = "final assistant content cannot end with trailing whitespace"
         problems.append(Problem(msg.index, field, reason))
 
@@ -254,7 +212,7 @@ def _check_results(msg: _Msg, before: _Msg | None, problems: list[Problem]) -> N
     answered: set[str] = set()
     other: str | None = None
     for field, block in msg.blocks:
-        if _kind(block) != "tool_result":
+        if kind_of(block) != "tool_result":
             other = other or field
             continue
         if other is not None:
@@ -275,13 +233,13 @@ def _check_results(msg: _Msg, before: _Msg | None, problems: list[Problem]) -> N
 def _check_thinking_order(msg: _Msg, problems: list[Problem]) -> None:
     output: str | None = None
     for field, block in msg.blocks:
-        kind = _kind(block)
-        if kind in _THINKING and output is not None:
+        kind = kind_of(block)
+        if kind in THINKING and output is not None:
             reason = f"{kind} must precede the text and tool_use blocks of its turn ({output})"
             problems.append(Problem(msg.index, field, reason))
         elif kind in ("text", "tool_use"):
             output = output or f"{kind} at {field}"
-        elif _server_result(kind):
+        elif server_result(kind):
             output = None
 
 
@@ -291,111 +249,17 @@ def _check_active_turn(
     config = body.get("thinking") if body is not None else None
     if not isinstance(config, dict) or config.get("type") != "enabled" or not msgs:
         return
-    if not msgs[-1].blocks or any(_kind(b) != "tool_result" for _, b in msgs[-1].blocks):
+    if not msgs[-1].blocks or any(kind_of(b) != "tool_result" for _, b in msgs[-1].blocks):
         return
     start: _Msg | None = None
     for msg in reversed(msgs):
-        if msg.role == "user" and any(_kind(b) != "tool_result" for _, b in msg.blocks):
+        if msg.role == "user" and any(kind_of(b) != "tool_result" for _, b in msg.blocks):
             break
         if msg.role == "assistant":
             start = msg
-    if start is not None and (not start.blocks or _kind(start.blocks[0][1]) not in _THINKING):
+    if start is not None and (not start.blocks or kind_of(start.blocks[0][1]) not in THINKING):
         reason = "with thinking enabled, the assistant turn in progress must start with thinking"
         problems.append(Problem(start.index, "content[0]", reason))
-
-
-# --- per-block field checks ----------------------------------------------------------------
-
-
-def _text_issues(block: _Block) -> _Issues:
-    if not isinstance(block.get("text"), str):
-        yield ".text", "a text block needs a string 'text'"
-
-
-def _image_issues(block: _Block) -> _Issues:
-    source = block.get("source")
-    if not isinstance(source, dict):
-        yield ".source", "an image needs a 'source' object"
-        return
-    kind = source.get("type")
-    if kind == "base64":
-        if source.get("media_type") not in _IMAGE_TYPES:
-            yield ".source.media_type", "media_type must be image/jpeg, png, gif or webp"
-        if not isinstance(source.get("data"), str):
-            yield ".source.data", "base64 data must be a string"
-    elif kind == "url":
-        if not isinstance(source.get("url"), str):
-            yield ".source.url", "a url source needs a string 'url'"
-    elif kind == "file":
-        if not isinstance(source.get("file_id"), str):
-            yield ".source.file_id", "a file source needs a string 'file_id'"
-    else:
-        yield ".source.type", f"unknown image source type {kind!r}"
-
-
-def _tool_use_issues(block: _Block) -> _Issues:
-    call_id = block.get("id")
-    if not isinstance(call_id, str) or not _TOOL_ID.fullmatch(call_id):
-        yield ".id", "tool_use id must be a string matching [A-Za-z0-9_-]+"
-    if not isinstance(block.get("name"), str) or not block.get("name"):
-        yield ".name", "tool_use needs a non-empty string 'name'"
-    if not isinstance(block.get("input"), dict):
-        yield ".input", "tool_use 'input' must be an object"
-
-
-def _tool_result_issues(block: _Block) -> _Issues:
-    if not isinstance(block.get("tool_use_id"), str):
-        yield ".tool_use_id", "tool_result needs a string 'tool_use_id'"
-    if "is_error" in block and not isinstance(block.get("is_error"), bool):
-        yield ".is_error", "is_error must be a boolean"
-    content = block.get("content")
-    if "content" not in block or isinstance(content, str):
-        return
-    if not isinstance(content, list):
-        yield ".content", "must be a string or a list of blocks"
-        return
-    for k, inner in enumerate(content):
-        kind = _kind(inner) if isinstance(inner, dict) else None
-        if not isinstance(inner, dict) or kind is None:
-            yield f".content[{k}]", "a block must be an object with a string 'type'"
-        elif kind in ("text", "image"):
-            for suffix, reason in _BLOCK_CHECKS[kind](inner):
-                yield f".content[{k}]{suffix}", reason
-
-
-def _thinking_issues(block: _Block) -> _Issues:
-    if not isinstance(block.get("thinking"), str):
-        yield ".thinking", "a thinking block needs a string 'thinking'"
-    if not isinstance(block.get("signature"), str):
-        yield ".signature", "a thinking block needs its string 'signature'"
-
-
-def _redacted_issues(block: _Block) -> _Issues:
-    if not isinstance(block.get("data"), str):
-        yield ".data", "a redacted_thinking block needs its string 'data'"
-
-
-_BLOCK_CHECKS: Final[Mapping[str, Callable[[_Block], _Issues]]] = {
-    "text": _text_issues,
-    "image": _image_issues,
-    "tool_use": _tool_use_issues,
-    "tool_result": _tool_result_issues,
-    "thinking": _thinking_issues,
-    "redacted_thinking": _redacted_issues,
-}
-
-
-# --- small queries -------------------------------------------------------------------------
-
-
-def _kind(block: _Block) -> str | None:
-    kind = block.get("type")
-    return kind if isinstance(kind, str) else None
-
-
-def _server_result(kind: str | None) -> bool:
-    """Server-tool results (web_search_tool_result, mcp_tool_result, ...), not tool_result."""
-    return kind is not None and kind != "tool_result" and kind.endswith("_tool_result")
 
 
 def _is(msg: _Msg | None, role: str) -> bool:
@@ -405,7 +269,7 @@ def _is(msg: _Msg | None, role: str) -> bool:
 def _ids_at(msg: _Msg, kind: str, key: str) -> Iterator[tuple[str, str]]:
     for field, block in msg.blocks:
         value = block.get(key)
-        if _kind(block) == kind and isinstance(value, str):
+        if kind_of(block) == kind and isinstance(value, str):
             yield field, value
 
 
