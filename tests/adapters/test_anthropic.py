@@ -1,4 +1,4 @@
-"""The Anthropic Messages adapter: exact round trips, parsing, rendering engine edits, fuzz."""
+"""The Anthropic Messages adapter: exact round trips, what each block parses to, fuzz."""
 
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ def _image(block: dict[object, object], where: _Where) -> Part:
     url = _image_url(block.get("source"))
     if url is None:
         return _opaque(block, where)
-    return Image(url, extras=_rest(block, {"type", "source"}, where))
+    return Image(url, extras=_rest(block, _IMAGE_KEYS, where))
 
 
 def _opaque(block: dict[object, object], where: _Where) -> Part:
@@ -221,13 +221,12 @@ def _tool_result(block: dict[object, object], where: _Where) -> Part:
         raise error(
             "'content' must be a string or a list of blocks", where[0], f"{where[1]}.content"
         )
-    extras = dict(_rest(block, consumed | {"is_error"}, where))
-    extras[CONTENT] = form
     is_error = block.get("is_error")
     if isinstance(is_error, bool):
+        consumed.add("is_error")
+    extras = {**_rest(block, consumed, where), CONTENT: form}
+    if isinstance(is_error, bool):
         extras[IS_ERROR] = True
-    elif "is_error" in block:
-        extras["is_error"] = is_error
     return ToolResult(call_id, parts, is_error=is_error is True, extras=extras)
 
 
@@ -236,14 +235,14 @@ def _thinking(block: dict[object, object], where: _Where) -> Part:
     signature = block.get("signature")
     if isinstance(signature, str):
         return Reasoning(
-            text, signature=signature, extras=_rest(block, {"type", "thinking", "signature"}, where)
+            text, signature=signature, extras=_rest(block, _SIGNED_THINKING_KEYS, where)
         )
-    return Reasoning(text, extras=_rest(block, {"type", "thinking"}, where))
+    return Reasoning(text, extras=_rest(block, _THINKING_KEYS, where))
 
 
 def _redacted_thinking(block: dict[object, object], where: _Where) -> Part:
     data = _required(block, "data", str, where)
-    extras = {**_rest(block, {"type", "data"}, where), REDACTED: True}
+    extras = {**_rest(block, _REDACTED_KEYS, where), REDACTED: True}
     return Reasoning("", encrypted=data, extras=extras)
 
 
@@ -276,7 +275,11 @@ _STRING_FORM: Final[Extras] = MappingProxyType({CONTENT: "string"})
 """Shared, read-only extras of the common message: string content and no other field."""
 _TEXT_KEYS: Final = frozenset({"type", "text"})
 _MESSAGE_KEYS: Final = frozenset({"role", "content"})
+_IMAGE_KEYS: Final = frozenset({"type", "source"})
 _TOOL_USE_KEYS: Final = frozenset({"type", "id", "name", "input"})
+_THINKING_KEYS: Final = frozenset({"type", "thinking"})
+_SIGNED_THINKING_KEYS: Final = frozenset({"type", "thinking", "signature"})
+_REDACTED_KEYS: Final = frozenset({"type", "data"})
 _BLOCKS: Final[Mapping[str, Callable[[dict[object, object], _Where], Part]]] = {
     "text": _text,
     "image": _image,
