@@ -15,8 +15,10 @@ Rules:
 4. Body: a string `instructions` becomes a leading system message flagged INSTRUCTIONS; a
    string `input` one user message flagged INPUT_STRING; a non-empty `tools` list becomes
    ToolSpecs; every other field goes to `Conversation.extras` in order.
-5. Extras keys starting with `contextfold/` are that bookkeeping; a message item carrying
-   one is rejected.
+5. Extras keys starting with `contextfold/` are that bookkeeping; an item carrying one is
+   rejected.
+6. Parsing accepts what the model maps and keeps the rest verbatim; a reasoning item needs
+   its `summary` list (the API requires it, and rendering a Reasoning always writes one).
 """
 
 from __future__ import annotations
@@ -169,6 +171,8 @@ def parse_item(item: object, index: int) -> Message:
     """The Message for the input item at `index`."""
     if not isinstance(item, Mapping):
         raise invalid(f"an input item must be an object, got {type(item).__name__}", index)
+    if INSTRUCTIONS in item or INPUT_STRING in item:
+        raise invalid("keys starting with 'contextfold/' are reserved", index)
     kind = item.get("type")
     if kind is None:
         if "role" in item:
@@ -193,8 +197,6 @@ def _message(item: Mapping[str, object], index: int) -> Message:
             index,
             "role",
         )
-    if INSTRUCTIONS in item or INPUT_STRING in item:
-        raise invalid("keys starting with 'contextfold/' are reserved", index)
     content = item.get("content")
     parts: tuple[Part, ...]
     if isinstance(content, str):
@@ -266,9 +268,11 @@ def _output(item: Mapping[str, object], index: int) -> Message:
 
 def _reasoning(item: Mapping[str, object], index: int) -> Message:
     texts: list[str] = []
-    summary = item.get("summary", [])
+    summary = item.get("summary")
     if not isinstance(summary, list):
-        raise invalid("'summary' must be a list of summary_text parts", index, "summary")
+        raise invalid(
+            "'summary' must be a list of summary_text parts (may be [])", index, "summary"
+        )
     for i, entry in enumerate(summary):
         text = entry.get("text") if isinstance(entry, Mapping) else None
         if not isinstance(text, str):

@@ -161,7 +161,7 @@ def _output_item(
             "normalize the conversation for Responses first",
             index,
         )
-    if kind is not None and kind not in OUTPUT_TYPES:
+    if kind is not None and not (isinstance(kind, str) and kind in OUTPUT_TYPES):
         raise invalid(f"a {kind!r} item cannot hold a tool result", index)
     item: dict[str, object] = {"type": "function_call_output"}
     item.update(message.extras)

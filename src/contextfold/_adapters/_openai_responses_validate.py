@@ -89,10 +89,10 @@ def _item_problems(item: object, index: int) -> list[Problem]:
     assert isinstance(item, Mapping)
     kind = item.get("type")
     if kind == "reasoning":
+        if isinstance(item.get("id"), str):
+            return []
         return [
-            Problem(index, key, f"Missing required parameter: {key!r} (a reasoning item needs it)")
-            for key in ("id", "summary")
-            if not isinstance(item.get(key), str if key == "id" else list)
+            Problem(index, "id", "Missing required parameter: 'id' (a reasoning item needs it)")
         ]
     content = item.get("content")
     if kind not in (None, "message") or item.get("role") != "assistant":
