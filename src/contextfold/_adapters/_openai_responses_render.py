@@ -16,6 +16,7 @@ Rules:
 5. Shapes the wire cannot express raise InvalidConversation naming the message: a tool
    call, tool result or reasoning part sharing a message with other parts, a tool result
    outside a "tool" message, a call or reasoning outside an "assistant" one.
+   `Message.name` has no Responses field and is not written.
 6. The INSTRUCTIONS message (first, body shape) becomes the `instructions` field; the
    INPUT_STRING message becomes a string `input` while it is the only input item.
 """
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Final, assert_never
+from typing import Final, TypeAlias, assert_never
 
 from .._messages import (
     EMPTY,
@@ -53,7 +54,7 @@ from ._openai_responses_parse import (
 OUTPUT_JOIN: Final = "\n"
 """Separator between the text parts of a tool output rendered as one string."""
 
-TextLike = Text | Marker | Summary | Card
+TextLike: TypeAlias = Text | Marker | Summary | Card
 
 
 def from_conversation(conversation: Conversation) -> object:
@@ -88,10 +89,10 @@ def _unflagged(message: Message) -> Message:
 
 def _plain_text(message: Message) -> str | None:
     """The text of a message that is one text part without a wire type, else None."""
-    parts = message.parts
-    if len(parts) == 1 and _untyped_text(parts[0]):
-        part = parts[0]
-        assert isinstance(part, TextLike)
+    if len(message.parts) != 1:
+        return None
+    part = message.parts[0]
+    if isinstance(part, TextLike) and "type" not in part.extras:
         return part.text
     return None
 
