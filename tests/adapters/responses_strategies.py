@@ -321,3 +321,27 @@ def broken_inputs(draw: st.DrawFn) -> tuple[list[Item], int, str]:
         return items[: at + 1], at, "required following item"
     items.insert(at + 1, draw(user_messages))
     return items, at, "required following item"
+
+
+@st.composite
+def near_valid_inputs(draw: st.DrawFn) -> list[Any]:
+    """A valid input with a few fields deleted or replaced by arbitrary JSON, at any depth."""
+    items: list[Any] = draw(input_items())
+    for _ in range(draw(st.integers(1, 3))):
+        if not items:
+            break
+        target: Any = items
+        while isinstance(target, list | dict) and target and draw(st.booleans()):
+            keys = list(range(len(target))) if isinstance(target, list) else list(target)
+            child = target[draw(st.sampled_from(keys))]
+            if not isinstance(child, list | dict) or not child:
+                break
+            target = child
+        keys = list(range(len(target))) if isinstance(target, list) else list(target)
+        if keys:
+            key = draw(st.sampled_from(keys))
+            if isinstance(target, dict) and draw(st.booleans()):
+                del target[key]
+            else:
+                target[key] = draw(json_values | st.sampled_from(["message", "reasoning"]))
+    return items

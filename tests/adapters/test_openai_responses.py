@@ -15,9 +15,8 @@ import contextfold
 from contextfold import Conversation, InvalidConversation
 from contextfold._adapters._openai_responses import from_conversation, to_conversation, validate
 from tests import corpus
+from tests.adapters.responses_strategies import near_valid_inputs, payloads
 from tests.strategies import messages
-
-from .responses_strategies import payloads
 
 T = TypeVar("T")
 
@@ -89,7 +88,11 @@ json_like = st.recursive(
 )
 
 
-@given(json_like | st.fixed_dictionaries({"input": json_like}, optional={"tools": json_like}))
+@given(
+    json_like
+    | st.fixed_dictionaries({"input": json_like}, optional={"tools": json_like})
+    | near_valid_inputs()
+)
 def test_any_json_parses_exactly_or_raises_invalid_conversation(payload: Any) -> None:
     parsed = attempt(to_conversation, payload)
     problems = validate(payload)

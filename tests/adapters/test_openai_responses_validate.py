@@ -9,8 +9,7 @@ from hypothesis import given
 
 from contextfold import Problem
 from contextfold._adapters._openai_responses import validate
-
-from .responses_strategies import broken_inputs, payloads
+from tests.adapters.responses_strategies import broken_inputs, payloads
 
 USER = {"role": "user", "content": "hi"}
 REASONING = {"type": "reasoning", "id": "rs_1", "summary": []}
