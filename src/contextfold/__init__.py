@@ -34,7 +34,11 @@ from ._messages import (
     ToolSpec,
 )
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
-from ._tokens._protocol import TokenCounter
+from ._tokens._accounting import count_conversation, fixed_overhead
+from ._tokens._api import count_tokens, counter_for
+from ._tokens._calibrated import CalibratedCounter
+from ._tokens._counters import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
+from ._tokens._protocol import ConversationCounter, TokenCounter
 from ._validation import Problem
 
 __version__ = "0.1.0"
@@ -45,11 +49,15 @@ __all__ = [
     "ArchiveError",
     "AsyncSummarizer",
     "BudgetUnreachable",
+    "CalibratedCounter",
     "Card",
     "ConfigurationError",
     "ContextFoldError",
     "Conversation",
+    "ConversationCounter",
     "Format",
+    "HFTokenizerCounter",
+    "HeuristicCounter",
     "Image",
     "InvalidConversation",
     "Marker",
@@ -65,6 +73,7 @@ __all__ = [
     "SummaryRequest",
     "SummaryResult",
     "Text",
+    "TiktokenCounter",
     "TokenCounter",
     "TokenizerError",
     "ToolCall",
@@ -72,7 +81,11 @@ __all__ = [
     "ToolSpec",
     "UnknownReference",
     "__version__",
+    "count_conversation",
+    "count_tokens",
+    "counter_for",
     "detect",
+    "fixed_overhead",
     "parse",
     "render",
     "validate",
