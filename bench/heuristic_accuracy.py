@@ -100,7 +100,7 @@ class Row:
 def summarize(errors: list[float]) -> Row:
     ordered = sorted(abs(e) for e in errors)
     p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
-    return Row(len(errors), statistics.fmean(errors), p95, min(0.0, min(errors)))
+    return Row(len(errors), statistics.fmean(errors), p95, min(0.0, *errors))
 
 
 def measure(cases: list[Case]) -> dict[tuple[str, str], tuple[Row, Row]]:
@@ -169,7 +169,9 @@ def render(results: dict[tuple[str, str], tuple[Row, Row]], rates: tuple[float, 
 
 
 def write_section(markdown: Path, section: str) -> None:
-    text = markdown.read_text(encoding="utf-8") if markdown.exists() else "# contextfold benchmarks\n"
+    text = (
+        markdown.read_text(encoding="utf-8") if markdown.exists() else "# contextfold benchmarks\n"
+    )
     start = text.find(SECTION)
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
