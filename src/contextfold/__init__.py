@@ -37,7 +37,11 @@ from ._messages import (
 from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
 from ._storage import ArchiveStore, MemoryStore, SqliteStore
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
-from ._tokens._protocol import TokenCounter
+from ._tokens._accounting import count_conversation, fixed_overhead
+from ._tokens._api import count_tokens, counter_for
+from ._tokens._calibrated import CalibratedCounter
+from ._tokens._counters import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
+from ._tokens._protocol import ConversationCounter, TokenCounter
 from ._validation import Problem
 
 __version__ = "0.1.0"
@@ -52,11 +56,15 @@ __all__ = [
     "ArchiveStore",
     "AsyncSummarizer",
     "BudgetUnreachable",
+    "CalibratedCounter",
     "Card",
     "ConfigurationError",
     "ContextFoldError",
     "Conversation",
+    "ConversationCounter",
     "Format",
+    "HFTokenizerCounter",
+    "HeuristicCounter",
     "Image",
     "InvalidConversation",
     "Marker",
@@ -74,6 +82,7 @@ __all__ = [
     "SummaryRequest",
     "SummaryResult",
     "Text",
+    "TiktokenCounter",
     "TokenCounter",
     "TokenizerError",
     "ToolCall",
@@ -82,7 +91,11 @@ __all__ = [
     "UnknownReference",
     "__version__",
     "answer_recall",
+    "count_conversation",
+    "count_tokens",
+    "counter_for",
     "detect",
+    "fixed_overhead",
     "parse",
     "recall_tool",
     "render",
