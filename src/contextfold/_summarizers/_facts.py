@@ -47,7 +47,8 @@ _SHAPES: Final = re.compile(
   | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
   | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
         |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
-  | (?P<name>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
+  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*
+        | [A-Za-z]+\d+[A-Za-z0-9]*)
   | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
   | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
   | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
@@ -76,18 +77,18 @@ _SCAN_TAIL: Final = 2000
 
 _CAPS_WORDS: Final = frozenset(
     "AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE "
-    "TODO FIXME PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT WARNING ERROR INFO "
-    "DEBUG TRUE FALSE NONE NULL OBSERVATION STOP OK".split()
+    "PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP".split()
 )
 _PUNCTUATION: Final = ".,;:!?'\"*"
 _TRAILING: Final = _PUNCTUATION + ")]}"
 _MAX_VALUE: Final = 160
 
 _NAMED_IN_TEXT: Final = re.compile(
-    r"\b(?P<role>(?:[A-Za-z]+\s){0,2}?(?:ID|[Ii][Dd]s?|[Nn]umber|[Cc]ode|[Ee]mail|[Nn]ame))"
-    r"\s*(?:is|was|are|:|=|#)\s*\**`?(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+    r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
+    r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
 )
-_ROLE_WORDS: Final = re.compile(r"\b(?:my|the|your|our|his|her|their|a|an|new)\b\s*", re.I)
+_ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
+_ROLE_SKIP: Final = frozenset("my the your our his her their a an new this that is and".split())
 
 
 def normalize(text: str) -> str:
@@ -130,12 +131,14 @@ def _word_facts(word: str) -> list[Fact]:
 
 
 def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
+    """(role, value) for "my user ID is X", "reservation number: X" and the like."""
     for match in _NAMED_IN_TEXT.finditer(text):
-        role = _ROLE_WORDS.sub("", match.group("role")).strip().lower()
-        role = re.sub(r"\s+", "_", role)
-        if role and role not in {"number", "code", "name", "email"}:
-            value = match.group("value").rstrip(_PUNCTUATION)
-            yield role.removesuffix("s") if role.endswith("ids") else role, value
+        before = _ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
+        words = [w.lower() for w in before.groups() if w] if before else []
+        words = [w for w in words if w not in _ROLE_SKIP]
+        if words:
+            kind = match.group("kind").lower().removesuffix("s")
+            yield "_".join([*words, kind]), match.group("value").rstrip(_PUNCTUATION)
 
 
 def _clean(raw: str, role: str) -> str | None:

@@ -39,20 +39,22 @@ from ._protocol import SummaryRequest, SummaryResult
 
 __all__ = ["LedgerSummarizer", "estimate_tokens"]
 
-_PIECES: Final = re.compile(r"[A-Za-z]+|\d{1,3}|[^\x00-\x7f]|[^\sA-Za-z\d]|\n")
+_PIECES: Final = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n|[ \t]{2,}")
+_LONG_WORDS: Final = re.compile(r"[A-Za-z]{5,}")
+_NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
 
 
 def estimate_tokens(text: str) -> int:
-    """A token count that errs high for BPE tokenizers (cl100k, o200k, Llama, Qwen)."""
-    total = 0
-    for piece in _PIECES.findall(text):
-        if piece[0].isascii() and piece[0].isalpha():
-            total += (len(piece) + 3) // 4
-        elif piece.isascii():
-            total += 1
-        else:
-            total += max(1, len(piece.encode("utf-8")) - 1)
-    return total
+    """A token count that errs high for BPE tokenizers (cl100k, o200k, Llama, Qwen).
+
+    One token per letter run of up to four letters (plus one per four more), per group
+    of up to three digits, per other symbol or newline, and one per UTF-8 byte past the
+    second of each non-ASCII character.
+    """
+    pieces = len(_PIECES.findall(text))
+    long_words = sum((len(w) - 1) // 4 for w in _LONG_WORDS.findall(text))
+    wide = len(text.encode("utf-8")) - len(text) - len(_NON_ASCII.findall(text))
+    return pieces + long_words + wide
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,9 +185,24 @@ def _kind(entry: Entry) -> str:
             return "note"
 
 
+_NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
+_ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
+
+
+def weight(entry: Entry) -> int:
+    """Order inside a rank for tool data: identifiers, then words, then bare numbers."""
+    if entry.section != "seen":
+        return 0
+    if _NUMERIC.fullmatch(entry.text):
+        return 2
+    return 0 if _ID_LIKE.search(entry.text) else 1
+
+
 def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
     """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
-    order = sorted(range(len(entries)), key=lambda i: (rank(entries[i]), -entries[i].seq, i))
+    order = sorted(
+        range(len(entries)), key=lambda i: (rank(entries[i]), weight(entries[i]), -entries[i].seq, i)
+    )
     chosen = _greedy([entries[i] for i in order], max_tokens, count)
     text = render(chosen)
     while chosen and count(text) > max_tokens:

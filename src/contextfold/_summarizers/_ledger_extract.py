@@ -272,11 +272,12 @@ def _call_facts(out: Extraction, name: str, args: dict[str, object], ref: str) -
 
 
 def _prose_arg(out: Extraction, key: str, value: str, args: dict[str, object], ref: str) -> None:
+    """Code or notes the agent passed as an argument: its definitions and values."""
     path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
     if isinstance(path, str) and key in ("old_str", "new_str", "file_text"):
         for name in defined_names(value)[:3]:
             _file(out, path, name, ref)
-    for fact in text_facts(value):
+    for fact in text_facts(value, prose=False):
         _note_fact(out, fact, ref, spoken=True)
 
 
