@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 
@@ -104,21 +105,22 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     `prose` (user and agent text) also reads named values ("my user ID is X") and shapes
     that span a space; tool output is read word by word, head and tail only when long.
     """
-    if not prose and len(text) > _SCAN_HEAD + _SCAN_TAIL:
-        text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
-    found: list[tuple[int, Fact]] = []
-    for word in _WORD.finditer(text):
-        if _INTERESTING.search(word.group()) is not None:
-            found.extend((word.start(), fact) for fact in _word_facts(word.group()))
     if not prose:
-        return [fact for _, fact in found]
+        if len(text) > _SCAN_HEAD + _SCAN_TAIL:
+            text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
+        return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    found = [(m.start(), fact) for m in _WORD.finditer(text) for fact in _word_facts(m.group())]
     for match in _SPACED.finditer(text):
         found.append((match.start(), Fact(match.lastgroup or "value", match.group())))
     found.sort(key=lambda pair: pair[0])
     return [Fact(r, v, True) for r, v in _named_in_text(text)] + [f for _, f in found]
 
 
-def _word_facts(word: str) -> list[Fact]:
+@lru_cache(maxsize=1 << 16)
+def _word_facts(word: str) -> tuple[Fact, ...]:
+    """The shapes in one word (cached: the same words recur across a conversation)."""
+    if _INTERESTING.search(word) is None:
+        return ()
     whole = _SHAPES.fullmatch(word.rstrip(_PUNCTUATION))
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
     out: list[Fact] = []
@@ -127,7 +129,7 @@ def _word_facts(word: str) -> list[Fact]:
         value = _clean(match.group(), role)
         if value is not None:
             out.append(Fact(role, value))
-    return out
+    return tuple(out)
 
 
 def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
