@@ -33,6 +33,7 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
 from ._tokens._protocol import TokenCounter
 from ._validation import Problem
@@ -52,6 +53,7 @@ __all__ = [
     "Format",
     "Image",
     "InvalidConversation",
+    "LedgerSummarizer",
     "Marker",
     "Message",
     "Opaque",

@@ -105,7 +105,8 @@ def classify(sentence: str) -> Kind | None:
 def _context_ok(kind: Kind, folded: str) -> bool:
     """Limits and deadlines only count when someone asks for them, not in narration."""
     if kind == "limit":
-        return re.search(_PERSONAL, folded) is not None and " ago" not in folded
+        asked = _IMPERATIVE.match(folded) is not None or re.search(_PERSONAL, folded) is not None
+        return asked and _NARRATION.search(folded) is None
     if kind == "deadline":
         return _IMPERATIVE.match(folded) is not None or _ASKED.search(folded) is not None
     return True
@@ -113,8 +114,10 @@ def _context_ok(kind: Kind, folded: str) -> bool:
 
 _IMPERATIVE: Final = re.compile(
     _OPENER + r"(?:finish|submit|send|deliver|complete|book|get|have|make|fix|do|ship|deploy|"
-    r"respond|reply|return|arrive|be|reach|call|email|notify|merge|release|publish)\b"
+    r"respond|reply|return|arrive|be|reach|call|email|notify|merge|release|publish|use|write|"
+    r"spend|show|add|run|limit|cap|stay|choose|pick|find)\b"
 )
+_NARRATION: Final = re.compile(r"\b(?:ago|since|it's been|has been|have been|was|were|did)\b")
 _ASKED: Final = re.compile(
     r"\b(?:need|must|have to|has to|want|should|prefer|please|deadline|due|make sure|"
     r"would like|i'd like|don't|do not|can't|cannot|no later)\b"
@@ -135,7 +138,7 @@ _FILLER: Final = frozenset(
     let let's rather instead prefer preferred preference avoid stop remember forget allowed
     fine ok okay alright free feel required able there here what which who when where how
     thing things way ways anything something everything up under below within maximum max
-    limit limited budget deadline before until due later total exceed higher cheaper over
+    limit limited budget deadline before after until due later total exceed higher cheaper over
     at most spend spending cost costs price pay paying afford willing go can't cannot
     mustn't shouldn't wouldn't won't isn't aren't also oh well wait correction scratch
     second thought change plan plans thank thanks hi hello yes yeah sorry note

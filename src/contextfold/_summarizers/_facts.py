@@ -48,11 +48,11 @@ _SHAPES: Final = re.compile(
   | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
   | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
         |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
-  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*
-        | [A-Za-z]+\d+[A-Za-z0-9]*)
+  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
   | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
   | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
   | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
+  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
   | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
     """,
     re.VERBOSE,
@@ -71,6 +71,7 @@ _SPACED: Final = re.compile(
 )
 """Shapes that span a space (`May 20th`, `11 AM`, `3 bags`), looked for in prose only."""
 
+_ALIASES: Final = {"alnum": "identifier"}
 _WORD: Final = re.compile(r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?")
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SCAN_HEAD: Final = 6000
@@ -125,7 +126,7 @@ def _word_facts(word: str) -> tuple[Fact, ...]:
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
     out: list[Fact] = []
     for match in matches:
-        role = match.lastgroup or "value"
+        role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
         value = _clean(match.group(), role)
         if value is not None:
             out.append(Fact(role, value))
@@ -243,7 +244,7 @@ _QUOTED: Final = re.compile(
     re.S | re.M,
 )
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])|\n\s*")
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
@@ -258,12 +259,13 @@ def tagged_blocks(text: str) -> list[tuple[str, str]]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences and lines of `text`, stripped of list bullets, in order."""
+    """Sentences of `text`, line by line, stripped of list bullets, in order."""
     out: list[str] = []
-    for piece in _SENTENCE_END.split(text):
-        sentence = _BULLET.sub("", piece.strip()).strip()
-        if sentence:
-            out.append(sentence)
+    for line in text.splitlines():
+        for piece in _SENTENCE_END.split(_BULLET.sub("", line.strip())):
+            sentence = piece.strip()
+            if sentence:
+                out.append(sentence)
     return out
 
 

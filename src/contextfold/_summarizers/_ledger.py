@@ -24,6 +24,7 @@ from .._messages import REF_PATTERN
 from ._ledger_extract import Extraction, extract
 from ._ledger_text import (
     EDIT_ACTIONS,
+    LAST_ACTION,
     FIX_ARROW,
     GROUPED,
     TITLES,
@@ -145,7 +146,8 @@ RANKS: Final[dict[str, tuple[int, int]]] = {
     # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
     "goal open": (0, 1),
     "error open": (0, 1),
-    "state": (0, 2),
+    "state": (1, 2),
+    "last action": (1, 3),
     "decision": (1, 2),
     "identifier": (1, 2),
     "file edit": (1, 2),
@@ -180,7 +182,7 @@ def _kind(entry: Entry) -> str:
         case "seen":
             return "seen"
         case "state":
-            return "state"
+            return "last action" if entry.text.startswith(LAST_ACTION) else "state"
         case "notes":
             return "note"
 

@@ -47,7 +47,7 @@ from ._facts import (
     tagged_blocks,
     text_facts,
 )
-from ._ledger_text import FIX_ARROW, Entry, Section, Status, parse
+from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 
 _REQUEST: Final = re.compile(
     r"\b(?:i'?d like|i would like|i want|i need|i'?m looking|i am looking|looking for|"
@@ -234,7 +234,7 @@ def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
             refs=(*error.refs, ref), seq=error.seq,
         )
     out.open_errors.clear()
-    out.last_action = Entry("state", f"last action: {action}", refs=(ref,) if ref else ())
+    out.last_action = Entry("state", f"{LAST_ACTION}{action}", refs=(ref,) if ref else ())
     if call.name in _FINISH_TOOLS:
         out.completions.append(out.tick())
     _call_facts(out, call.name, args, ref)

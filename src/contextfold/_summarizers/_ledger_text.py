@@ -44,6 +44,7 @@ SHAPE_ROLES: Final = frozenset(
 )
 EDIT_ACTIONS: Final = frozenset({"created", "edited", "inserted", "undone"})
 FIX_ARROW: Final = " => next: "
+LAST_ACTION: Final = "last action: "
 
 
 @dataclass(frozen=True, slots=True)
