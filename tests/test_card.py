@@ -262,9 +262,7 @@ def test_corpus_rules_are_verbatim_user_sentences() -> None:
         state = CardState()
         for i, message in enumerate(to_messages(messages)):
             state, _ = state.update(message, ref(i))
-        user_text = "\n".join(
-            str(m.get("content")) for m in messages if m.get("role") == "user"
-        )
+        user_text = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
         for rule in state.rules:
             assert rule.text in user_text
         found += len(state.rules)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-from ._summarizers._facts import normalize
+from ._summarizers._facts import normalize, word_set
 
 Kind = Literal[
     "prohibition", "obligation", "limit", "deadline", "preference", "permission", "correction"
@@ -46,41 +46,72 @@ _PERSONAL: Final = (
     r"need|must|want|prefer|should|make sure)\b"
 )
 
-CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = tuple(
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("permission", r"\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
-         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
-         r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
-         r"you do not need to|no need to)\b"),
-        ("limit", rf"\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
-         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
-         rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}"),
-        ("limit", rf"\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
-        ("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
-        ("deadline", rf"\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
-        ("deadline", r"\bdeadline\b"),
-        ("prohibition", _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
-         r"(?!worry|hesitate|mind\b|forget)\w"),
-        ("prohibition", r"\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
-         r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b"),
-        ("prohibition", r"\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
-        ("prohibition", r"\bi(?:'d| would) rather not\b|\bunder no circumstances\b"),
-        ("prohibition", r"(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b"),
-        ("obligation", _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
-         r"don't forget to|do not forget to)\b"),
-        ("obligation", r"(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
-        ("obligation", r"\b(?:you|we) (?:must|need to|have to|are required to|should)\b"
-         r"(?! be able| see| find| know| have received| get| receive| already| probably)"),
-        ("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
-        ("preference", r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
-         r"\bmy preference\b|\bplease use\b"),
-        ("preference", _OPENER + r"(?:use|write|call|run|put|keep|return|choose|pick|pay|"
-         r"send|switch to)\b.*\binstead of\b"),
-        ("correction", r"^(?:actually|instead|on second thought|change of plans?|correction|"
-         r"scratch that|wait)\b"),
-    )
+
+def _cue(kind: Kind, pattern: str) -> tuple[Kind, re.Pattern[str]]:
+    """One row of CUES."""
+    return kind, re.compile(pattern)
+
+
+CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+    _cue(
+        "permission",
+        r"\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
+        r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
+        r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
+        r"you do not need to|no need to)\b",
+    ),
+    _cue(
+        "limit",
+        rf"\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
+        rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
+        rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
+    ),
+    _cue("limit", rf"\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
+    _cue("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
+    _cue("deadline", rf"\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
+    _cue("deadline", r"\bdeadline\b"),
+    _cue(
+        "prohibition",
+        _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
+        r"(?!worry|hesitate|mind\b|forget)\w",
+    ),
+    _cue(
+        "prohibition",
+        r"\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
+        r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b",
+    ),
+    _cue("prohibition", r"\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
+    _cue("prohibition", r"\bi(?:'d| would) rather not\b|\bunder no circumstances\b"),
+    _cue("prohibition", r"(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b"),
+    _cue(
+        "obligation",
+        _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
+        r"don't forget to|do not forget to)\b",
+    ),
+    _cue("obligation", r"(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
+    _cue(
+        "obligation",
+        r"\b(?:you|we) (?:must|need to|have to|are required to|should)\b"
+        r"(?! be able| see| find| know| have received| get| receive| already| probably)",
+    ),
+    _cue("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
+    _cue(
+        "preference",
+        r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
+        r"\bmy preference\b|\bplease use\b",
+    ),
+    _cue(
+        "preference",
+        _OPENER + r"(?:use|write|call|run|put|keep|return|choose|pick|pay|"
+        r"send|switch to)\b.*\binstead of\b",
+    ),
+    _cue(
+        "correction",
+        r"^(?:actually|instead|on second thought|change of plans?|correction|"
+        r"scratch that|wait)\b",
+    ),
 )
+"""Cues in the order they are tried; the first that matches names the rule's kind."""
 
 _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 300
@@ -126,33 +157,34 @@ _ASKED: Final = re.compile(
 
 # --- subject keys ------------------------------------------------------------------------------
 
-_FILLER: Final = frozenset(
+_FILLER: Final = word_set(
     """
-    a an the to of for in on at by with from and or but so as if then than that this these
-    those it its it's is are was were be been being am i i'm i'd i'll me my mine you you're
-    your yours we we're our us they them their he she his her one any all some each every
-    please actually just also really only again still now yet very too much many more most
-    less least no not never don't dont do does did doesn't didn't always ever sure ensure
-    make making made use using used want wants wanted wish need needs needed like would could
-    should will can may might must shall have has had get got keep include includes go going
-    let let's rather instead prefer preferred preference avoid stop remember forget allowed
-    fine ok okay alright free feel required able there here what which who when where how
-    thing things way ways anything something everything up under below within maximum max
-    limit limited budget deadline before after until due later total exceed higher cheaper over
-    at most spend spending cost costs price pay paying afford willing go can't cannot
-    mustn't shouldn't wouldn't won't isn't aren't also oh well wait correction scratch
-    second thought change plan plans thank thanks hi hello yes yeah sorry note
-    """.split()
+    a an the to of for in on at by with from and or but so as if then than that this
+    these those it its it's is are was were be been being am i i'm i'd i'll me my mine
+    you you're your yours we we're our us they them their he she his her one any all
+    some each every please actually just also really only again still now yet very too
+    much many more most less least no not never don't dont do does did doesn't didn't
+    always ever sure ensure make making made use using used want wants wanted wish need
+    needs needed like would could should will can may might must shall have has had get
+    got keep include includes go going let let's rather instead prefer preferred
+    preference avoid stop remember forget allowed fine ok okay alright free feel
+    required able there here what which who when where how thing things way ways
+    anything something everything up under below within maximum max limit limited budget
+    deadline before after until due later total exceed higher cheaper over at most spend
+    spending cost costs price pay paying afford willing go can't cannot mustn't
+    shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
+    thought change plan plans thank thanks hi hello yes yeah sorry note
+    """
 )
-_VALUE_WORDS: Final = frozenset(
+_VALUE_WORDS: Final = word_set(
     """
     am pm eod eow tomorrow tonight noon midnight today monday tuesday wednesday thursday
     friday saturday sunday january february march april may june july august september
     october november december jan feb mar apr jun jul aug sep sept oct nov dec dollar
-    dollars usd eur euro euros percent hour hours hr hrs day days week weeks minute minutes
-    min mins line lines word words token tokens character characters char chars second
-    seconds sec secs kb mb gb end st nd rd th
-    """.split()
+    dollars usd eur euro euros percent hour hours hr hrs day days week weeks minute
+    minutes min mins line lines word words token tokens character characters char chars
+    second seconds sec secs kb mb gb end st nd rd th
+    """
 )
 _WORDS: Final = re.compile(r"[a-z][a-z0-9_'+#.-]*[a-z0-9+#]|[a-z]")
 _MONEY: Final = re.compile(r"[$€£]|\b(?:dollars?|usd|eur|euros?)\b")
@@ -178,7 +210,9 @@ def _content_words(folded: str) -> list[str]:
     for word in _WORDS.findall(folded):
         if word in _FILLER or word in _VALUE_WORDS or any(c.isdigit() for c in word):
             continue
-        stem = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+        stem = (
+            word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+        )
         out[stem] = None
     return sorted(out)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from contextfold import Message, Part, Text, ToolCall, ToolResult
+from contextfold import Message, Part, Role, Text, ToolCall, ToolResult
+
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant"}
 
 
 def content_text(content: object) -> str:
@@ -36,6 +38,5 @@ def to_messages(raw: Sequence[Mapping[str, object]]) -> list[Message]:
         for call in calls if isinstance(calls, list) else []:
             function = call["function"]
             parts.append(ToolCall(call["id"], function["name"], function["arguments"]))
-        assert role in ("system", "user", "assistant")
-        out.append(Message(role, tuple(parts)))
+        out.append(Message(_ROLES[role], tuple(parts)))
     return out

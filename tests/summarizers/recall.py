@@ -118,8 +118,12 @@ def score(messages: list[Message], max_tokens: int, ledger: LedgerSummarizer) ->
             needed |= now - shown
         shown |= tokens(message_text(message))
     return Score(
-        len(used), len(used & kept), len(needed), len(needed & kept),
-        ledger.count_text(result.text), millis,
+        len(used),
+        len(used & kept),
+        len(needed),
+        len(needed & kept),
+        ledger.count_text(result.text),
+        millis,
     )
 
 

@@ -35,9 +35,17 @@ from contextfold._summarizers._facts import (
         ("after 11 AM EST", "time", "11 AM"),
         ("departs 06:00:00", "time", "06:00:00"),
         ("it costs $1,250.50 total", "money", "$1,250.50"),
-        ("edit /testbed/django/db/models/sql/query.py:", "path", "/testbed/django/db/models/sql/query.py"),
+        (
+            "edit /testbed/django/db/models/sql/query.py:",
+            "path",
+            "/testbed/django/db/models/sql/query.py",
+        ),
         ("open src/pkg/mod.py now", "path", "src/pkg/mod.py"),
-        ("raised django.core.exceptions.FieldError here", "error", "django.core.exceptions.FieldError"),
+        (
+            "raised django.core.exceptions.FieldError here",
+            "error",
+            "django.core.exceptions.FieldError",
+        ),
         ("a ValueError.", "error", "ValueError"),
         ("see reproduce_issue.py", "file", "reproduce_issue.py"),
         ("call Query.resolve_lookup_value() now", "symbol", "Query.resolve_lookup_value()"),
@@ -132,7 +140,13 @@ def test_load_json_reads_objects() -> None:
 
 def test_sentences_split_on_ends_and_lines_and_drop_bullets() -> None:
     text = "Hi! I'm Mia. See query.py now.\n- Don't touch tests\n2. Run it"
-    assert sentences(text) == ["Hi!", "I'm Mia.", "See query.py now.", "Don't touch tests", "Run it"]
+    assert sentences(text) == [
+        "Hi!",
+        "I'm Mia.",
+        "See query.py now.",
+        "Don't touch tests",
+        "Run it",
+    ]
 
 
 def test_outside_quotes_removes_pasted_material() -> None:
@@ -154,10 +168,16 @@ def test_tagged_blocks() -> None:
 @pytest.mark.parametrize(
     ("text", "line"),
     [
-        ("Error: payment method certificate_7504069 not found", "Error: payment method certificate_7504069 not found"),
-        ("OBSERVATION:\n/usr/bin/python: No module named pytest", "/usr/bin/python: No module named pytest"),
         (
-            'Traceback (most recent call last):\n  File "x.py", line 1\nKeyError: \'a\'\n',
+            "Error: payment method certificate_7504069 not found",
+            "Error: payment method certificate_7504069 not found",
+        ),
+        (
+            "OBSERVATION:\n/usr/bin/python: No module named pytest",
+            "/usr/bin/python: No module named pytest",
+        ),
+        (
+            "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'a'\n",
             "KeyError: 'a'",
         ),
         ("ran 3 tests\nFAILED (failures=1)", "FAILED (failures=1)"),

@@ -25,9 +25,9 @@ from contextfold._summarizers._ledger import estimate_tokens
 from contextfold._summarizers._ledger_text import Entry, parse, render
 
 from .. import strategies as s
-from ..corpus import require
+from ..corpus import FILES, require
 from .chat import to_messages
-from .recall import FILES, file_scores, ratio
+from .recall import file_scores, ratio
 
 LEDGER = LedgerSummarizer()
 
@@ -73,7 +73,9 @@ AIRLINE = [
     agent("", call("c2", "update_reservation_flights", reservation_id="ZFA04Y", cabin="economy")),
     result("c2", "Error: payment method certificate_7504069 not found", is_error=True),
     agent("", call("c3", "update_reservation_flights", reservation_id="ZFA04Y", cabin="economy")),
-    result("c3", json.dumps({"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT170"}]})),
+    result(
+        "c3", json.dumps({"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT170"}]})
+    ),
     agent("Your reservation ZFA04Y has been updated to flight HAT170. Let me know if needed."),
 ]
 
@@ -197,7 +199,9 @@ def test_result_names_the_ledger_and_counts_its_output() -> None:
 def test_newest_value_of_a_field_wins_and_duplicates_collapse() -> None:
     first = ledger(AIRLINE)
     later = [
-        agent("", call("d", "update_reservation_flights", reservation_id="ZFA04Y", cabin="business")),
+        agent(
+            "", call("d", "update_reservation_flights", reservation_id="ZFA04Y", cabin="business")
+        ),
         result("d", json.dumps({"reservation_id": "ZFA04Y"})),
     ]
     refs = (ref(20), ref(21))

@@ -22,6 +22,11 @@ from functools import lru_cache
 from typing import Final
 
 
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of `text` (for word tables written as prose)."""
+    return frozenset(text.split())
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One identifier or value found in text or data."""
@@ -72,14 +77,18 @@ _SPACED: Final = re.compile(
 """Shapes that span a space (`May 20th`, `11 AM`, `3 bags`), looked for in prose only."""
 
 _ALIASES: Final = {"alnum": "identifier"}
-_WORD: Final = re.compile(r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?")
+_WORD: Final = re.compile(
+    r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?"
+)
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
 
-_CAPS_WORDS: Final = frozenset(
-    "AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE "
-    "PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP".split()
+_CAPS_WORDS: Final = word_set(
+    """
+    AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE
+    PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP
+    """
 )
 _PUNCTUATION: Final = ".,;:!?'\"*"
 _TRAILING: Final = _PUNCTUATION + ")]}"
@@ -90,7 +99,11 @@ _NAMED_IN_TEXT: Final = re.compile(
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
 )
 _ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
-_ROLE_SKIP: Final = frozenset("my the your our his her their a an new this that is and".split())
+_ROLE_SKIP: Final = word_set(
+    """
+    my the your our his her their a an new this that is and
+    """
+)
 
 
 def normalize(text: str) -> str:

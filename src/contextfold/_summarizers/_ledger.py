@@ -24,9 +24,9 @@ from .._messages import REF_PATTERN
 from ._ledger_extract import Extraction, extract
 from ._ledger_text import (
     EDIT_ACTIONS,
-    LAST_ACTION,
     FIX_ARROW,
     GROUPED,
+    LAST_ACTION,
     TITLES,
     Entry,
     Section,
@@ -94,9 +94,8 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     by_key: dict[str, Entry] = {}
     for entry in ordered:
         known = by_key.get(entry.key)
-        if known is not None and known.section == "identifiers" and entry.section == "seen":
-            entry = replace(entry, section="identifiers")
-        by_key[entry.key] = entry
+        promoted = known is not None and known.section == "identifiers"
+        by_key[entry.key] = replace(entry, section="identifiers") if promoted else entry
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)
@@ -121,12 +120,9 @@ def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:
 
 def _fix_errors(entries: list[Entry], found: Extraction) -> list[Entry]:
     """Open errors get the span's first action if they had none, and are fixed by success."""
-    out: list[Entry] = []
-    for entry in entries:
-        if entry.section == "errors" and entry.status == "open":
-            entry = _follow_up(entry, found)
-        out.append(entry)
-    return out
+    return [
+        _follow_up(e, found) if e.section == "errors" and e.status == "open" else e for e in entries
+    ]
 
 
 def _follow_up(error: Entry, found: Extraction) -> Entry:
@@ -144,19 +140,19 @@ def _follow_up(error: Entry, found: Extraction) -> Entry:
 
 RANKS: Final[dict[str, tuple[int, int]]] = {
     # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
-    "goal open": (0, 1),
-    "error open": (0, 1),
+    "goals open": (0, 1),
+    "errors open": (0, 1),
     "state": (1, 2),
     "last action": (1, 3),
-    "decision": (1, 2),
-    "identifier": (1, 2),
+    "decisions": (1, 2),
+    "identifiers": (1, 2),
     "file edit": (1, 2),
-    "note": (2, 2),
+    "notes": (2, 2),
     "command": (3, 4),
     "file view": (3, 4),
     "seen": (3, 4),
-    "goal done": (3, 4),
-    "error fixed": (3, 4),
+    "goals closed": (3, 4),
+    "errors closed": (3, 4),
 }
 
 
@@ -168,23 +164,17 @@ def rank(entry: Entry) -> int:
 
 def _kind(entry: Entry) -> str:
     match entry.section:
-        case "goals":
-            return "goal open" if entry.status == "open" else "goal done"
-        case "errors":
-            return "error open" if entry.status == "open" else "error fixed"
+        case "goals" | "errors":
+            return f"{entry.section} {'open' if entry.status == 'open' else 'closed'}"
         case "files":
             edit = entry.text in EDIT_ACTIONS or entry.text.startswith(("def ", "class "))
             return "file edit" if edit else "file view"
-        case "identifiers":
-            return "command" if entry.group == "command" else "identifier"
-        case "decisions":
-            return "decision"
-        case "seen":
-            return "seen"
-        case "state":
-            return "last action" if entry.text.startswith(LAST_ACTION) else "state"
-        case "notes":
-            return "note"
+        case "identifiers" if entry.group == "command":
+            return "command"
+        case "state" if entry.text.startswith(LAST_ACTION):
+            return "last action"
+        case _:
+            return entry.section
 
 
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
@@ -203,7 +193,8 @@ def weight(entry: Entry) -> int:
 def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
     """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
     order = sorted(
-        range(len(entries)), key=lambda i: (rank(entries[i]), weight(entries[i]), -entries[i].seq, i)
+        range(len(entries)),
+        key=lambda i: (rank(entries[i]), weight(entries[i]), -entries[i].seq, i),
     )
     chosen = _greedy([entries[i] for i in order], max_tokens, count)
     text = render(chosen)

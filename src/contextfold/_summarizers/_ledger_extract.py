@@ -230,8 +230,11 @@ def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
     for index in out.open_errors:
         error = out.entries[index]
         out.entries[index] = Entry(
-            "errors", f"{error.text}{FIX_ARROW}{action}", status="open",
-            refs=(*error.refs, ref), seq=error.seq,
+            "errors",
+            f"{error.text}{FIX_ARROW}{action}",
+            status="open",
+            refs=(*error.refs, ref),
+            seq=error.seq,
         )
     out.open_errors.clear()
     out.last_action = Entry("state", f"{LAST_ACTION}{action}", refs=(ref,) if ref else ())
@@ -302,8 +305,8 @@ _ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservatio
 
 def _data_rank(fact: Fact) -> int:
     """Order of tool-data leaves under the cap: ids and codes before measurements."""
-    if _ID_KEY.search(fact.role) or any(c.isalpha() for c in fact.value) and any(
-        c.isdigit() for c in fact.value
+    if _ID_KEY.search(fact.role) or (
+        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
     ):
         return 0
     return 1 if not fact.value.replace(".", "").isdigit() else 2
@@ -329,8 +332,24 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
 _SHAPE_RANK: Final[dict[str, int]] = {
     role: i
     for i, role in enumerate(
-        "error test path file url email code hash date money symbol class identifier "
-        "quantity time number".split()
+        (
+            "error",
+            "test",
+            "path",
+            "file",
+            "url",
+            "email",
+            "code",
+            "hash",
+            "date",
+            "money",
+            "symbol",
+            "class",
+            "identifier",
+            "quantity",
+            "time",
+            "number",
+        )
     )
 }
 

@@ -21,7 +21,7 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
-from ._facts import normalize
+from ._facts import normalize, word_set
 
 Section = Literal["goals", "decisions", "identifiers", "seen", "errors", "files", "state", "notes"]
 Status = Literal["", "open", "done", "fixed"]
@@ -38,9 +38,11 @@ TITLES: Final[dict[Section, str]] = {
 }
 ORDER: Final[tuple[Section, ...]] = tuple(TITLES)
 GROUPED: Final[frozenset[Section]] = frozenset({"identifiers", "seen", "files"})
-SHAPE_ROLES: Final = frozenset(
-    "url email test date time money path error file symbol quantity identifier class hash "
-    "code number command value".split()
+SHAPE_ROLES: Final = word_set(
+    """
+    url email test date time money path error file symbol quantity identifier class hash
+    code number command value
+    """
 )
 EDIT_ACTIONS: Final = frozenset({"created", "edited", "inserted", "undone"})
 FIX_ARROW: Final = " => next: "
@@ -74,9 +76,7 @@ _PLAIN: Final = re.compile(r"[a-z]+(?:[ _-][a-z]+)*|-?\d+(?:\.\d+)?")
 
 def is_setting(group: str, value: str) -> bool:
     """A single-valued field (`cabin: economy`) whose newest value replaces the older."""
-    return (
-        group not in SHAPE_ROLES and "[]" not in group and _PLAIN.fullmatch(value) is not None
-    )
+    return group not in SHAPE_ROLES and "[]" not in group and _PLAIN.fullmatch(value) is not None
 
 
 def entry_key(section: Section, group: str, text: str) -> str:
