@@ -151,7 +151,7 @@ RANKS: Final[dict[str, tuple[int, int]]] = {
     "command": (3, 4),
     "file view": (3, 4),
     "seen": (3, 4),
-    "goals closed": (3, 4),
+    "goals closed": (2, 3),
     "errors closed": (3, 4),
 }
 

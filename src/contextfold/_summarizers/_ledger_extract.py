@@ -69,8 +69,9 @@ _PLAN: Final = re.compile(
     re.I,
 )
 _DONE: Final = re.compile(
-    r"\b(?:successfully|has been \w+ed|have been \w+ed|is now (?:complete|done|fixed|booked|"
-    r"cancelled|canceled|updated)|all tests pass\w*|task is complete)\b",
+    r"\b(?:(?:has|have) been (?:successfully )?|successfully |is now )(?:booked|cancell?ed|"
+    r"updated|changed|modified|processed|completed|implemented|fixed|resolved|submitted|"
+    r"refunded|upgraded|added|removed|applied)\b|\ball tests pass|\btask is complete",
     re.I,
 )
 _FINISH_TOOLS: Final = frozenset({"submit", "finish", "done", "complete", "task_complete"})
