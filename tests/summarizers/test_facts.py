@@ -138,6 +138,19 @@ def test_load_json_reads_objects() -> None:
     assert load_json(' {"a": [1]} ') == {"a": [1]}
 
 
+def test_deep_json_is_read_safely() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert load_json(deep) is None
+    nested: object = "leaf"
+    for _ in range(500):
+        nested = {"k": nested}
+    assert json_leaves(nested) == []
+    listed: object = "leaf"
+    for _ in range(900):
+        listed = [listed]
+    assert json_leaves(listed) == []
+
+
 def test_sentences_split_on_ends_and_lines_and_drop_bullets() -> None:
     text = "Hi! I'm Mia. See query.py now.\n- Don't touch tests\n2. Run it"
     assert sentences(text) == [

@@ -223,6 +223,16 @@ def test_merge_moves_open_items_to_done_and_fixed() -> None:
     assert "- [fixed] update_reservation_flights: Error" in text
 
 
+@given(st.lists(s.messages, max_size=10), st.integers(0, 400))
+def test_merging_a_ledger_with_an_empty_span_changes_nothing(
+    messages: list[Message], bound: int
+) -> None:
+    refs = tuple(ref(i) for i in range(len(messages)))
+    first = LEDGER.summarize(SummaryRequest(tuple(messages), refs=refs, max_tokens=bound)).text
+    again = LEDGER.summarize(SummaryRequest((), previous=first, max_tokens=bound)).text
+    assert again == first
+
+
 def test_previous_from_another_summarizer_is_kept_as_notes() -> None:
     prose = "The user wants a refund for ZFA04Y.\nThey were polite."
     text = LEDGER.summarize(SummaryRequest((user("Thanks!"),), previous=prose)).text

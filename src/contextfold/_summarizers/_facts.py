@@ -185,6 +185,7 @@ def _false_symbol(value: str) -> bool:
 # --- JSON -----------------------------------------------------------------------------------
 
 _MAX_LEAVES: Final = 400
+_MAX_DEPTH: Final = 32
 
 
 def load_json(text: str) -> object | None:
@@ -194,7 +195,7 @@ def load_json(text: str) -> object | None:
         return None
     try:
         loaded: object = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return loaded
 
@@ -211,19 +212,19 @@ def json_leaves(data: object) -> list[tuple[str, object]]:
     return out
 
 
-def _walk(data: object, path: tuple[str, ...], out: list[tuple[str, object]]) -> None:
-    if len(out) >= _MAX_LEAVES:
+def _walk(
+    data: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int = 0
+) -> None:
+    if len(out) >= _MAX_LEAVES or depth > _MAX_DEPTH:
         return
     if isinstance(data, dict):
         for key, child in data.items():
             name = str(key)
-            if any(c.isdigit() for c in name):
-                _walk(child, _many(path), out)
-            else:
-                _walk(child, (*path, name), out)
+            inner = _many(path) if any(c.isdigit() for c in name) else (*path, name)
+            _walk(child, inner, out, depth + 1)
     elif isinstance(data, list):
         for child in data:
-            _walk(child, _many(path), out)
+            _walk(child, _many(path), out, depth + 1)
     elif data is not None and path:
         out.append((_role(path), data))
 

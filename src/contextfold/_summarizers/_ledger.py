@@ -192,6 +192,9 @@ def weight(entry: Entry) -> int:
 
 def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
     """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
+    whole = render(entries)
+    if count(whole) <= max_tokens:
+        return whole
     order = sorted(
         range(len(entries)),
         key=lambda i: (rank(entries[i]), weight(entries[i]), -entries[i].seq, i),
