@@ -186,6 +186,7 @@ def _false_symbol(value: str) -> bool:
 
 _MAX_LEAVES: Final = 400
 _MAX_DEPTH: Final = 32
+_FIELD: Final = re.compile(r"[a-z_][a-z_]*|[a-z]+(?:[A-Z][a-z]*)+")
 
 
 def load_json(text: str) -> object | None:
@@ -205,7 +206,8 @@ def json_leaves(data: object) -> list[tuple[str, object]]:
 
     A role is the leaf key qualified by its parent key (`prices.economy`, `user_id`); keys
     that hold many items (lists, and dicts keyed by ids) are marked `[]`, so
-    `flights[].date` reads as one of several.
+    `flights[].date` reads as one of several. A key that is data rather than a field name
+    (`credit_card_4421486`, `SFO`) is skipped in roles; a scalar under it reads `key=value`.
     """
     out: list[tuple[str, object]] = []
     _walk(data, (), out)
@@ -219,14 +221,24 @@ def _walk(
         return
     if isinstance(data, dict):
         for key, child in data.items():
-            name = str(key)
-            inner = _many(path) if any(c.isdigit() for c in name) else (*path, name)
-            _walk(child, inner, out, depth + 1)
+            _walk_key(str(key), child, path, out, depth)
     elif isinstance(data, list):
         for child in data:
             _walk(child, _many(path), out, depth + 1)
     elif data is not None and path:
         out.append((_role(path), data))
+
+
+def _walk_key(
+    key: str, child: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int
+) -> None:
+    """A field name extends the path; a key that is data (an id, a code) is kept as data."""
+    if _FIELD.fullmatch(key) is not None:
+        _walk(child, (*path, key), out, depth + 1)
+    elif isinstance(child, dict | list):
+        _walk(child, _many(path), out, depth + 1)
+    elif child is not None:
+        out.append((_role(_many(path or ("entries",))), f"{key}={scalar_text(child)}"))
 
 
 def _many(path: tuple[str, ...]) -> tuple[str, ...]:

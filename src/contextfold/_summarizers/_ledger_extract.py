@@ -74,6 +74,11 @@ _DONE: Final = re.compile(
     r"refunded|upgraded|added|removed|applied)\b|\ball tests pass|\btask is complete",
     re.I,
 )
+_BOILERPLATE: Final = re.compile(
+    r"\b(?:let me know|feel free|any (?:other|further|more) (?:questions|assistance)|"
+    r"anything else|happy to help|glad to help|have a (?:great|nice|good))\b",
+    re.I,
+)
 _FINISH_TOOLS: Final = frozenset({"submit", "finish", "done", "complete", "task_complete"})
 _PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
 _PROSE_KEYS: Final = frozenset(
@@ -89,16 +94,13 @@ _EDITOR_VERBS: Final[dict[str, str]] = {
 _SEEN_PER_RESULT: Final = 24
 _SEEN_PER_DATA: Final = 60
 _GOALS_PER_MESSAGE: Final = 3
+_MIN_GOAL_WORDS: Final = 4
+_VAGUE: Final = re.compile(
+    r"^(?:\w+,? )?(?:can|could|would) you (?:please )?help(?: me)?(?: with (?:that|this|it))?\W*$",
+    re.I,
+)
 _DECISIONS_PER_MESSAGE: Final = 2
 _CLIP: Final = 200
-
-
-@dataclass(slots=True)
-class _Call:
-    name: str
-    action: str
-    seq: int
-    ref: str
 
 
 @dataclass(slots=True)
@@ -115,7 +117,8 @@ class Extraction:
     first_action: tuple[str, str] | None = None
     """(action, ref) of the span's first tool call: what addressed an earlier open error."""
     facts: dict[str, Entry] = field(default_factory=dict)
-    calls: dict[str, _Call] = field(default_factory=dict)
+    calls: dict[str, str] = field(default_factory=dict)
+    """Tool name by call id (the latest call wins when a provider re-uses an id)."""
     open_errors: list[int] = field(default_factory=list)
     """Indexes into `entries` of errors still waiting for the next action."""
     last_action: Entry | None = None
@@ -151,8 +154,7 @@ def _part(out: Extraction, message: Message, part: object, ref: str) -> None:
         case ToolCall():
             _tool_call(out, part, ref)
         case ToolResult():
-            call = out.calls.get(part.call_id)
-            name = call.name if call else ""
+            name = out.calls.get(part.call_id, "")
             _tool_output(out, name, part_text(part), part.is_error, ref)
         case Summary():
             out.earlier.extend(parse(part.text.removeprefix(SUMMARY_HEADER)))
@@ -191,12 +193,19 @@ def _user_text(out: Extraction, text: str, ref: str) -> None:
         if first and not first.strip().startswith("/"):
             goals.append(f"{tag}: {clip(first, _CLIP)}")
     own = [s for s in sentences(outside_quotes(text)) if "###" not in s]
-    goals += [clip(s, _CLIP) for s in own if _REQUEST.search(s) and not _DECISION.search(s)]
+    goals += [clip(s, _CLIP) for s in own if _is_request(s)]
     for goal in goals[:_GOALS_PER_MESSAGE]:
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
     for fact in text_facts(text):
         _note_fact(out, fact, ref, spoken=True)
+
+
+def _is_request(sentence: str) -> bool:
+    """A sentence asking for something concrete (not a bare "Can you help with that?")."""
+    if len(sentence.split()) < _MIN_GOAL_WORDS or _VAGUE.search(sentence) is not None:
+        return False
+    return _REQUEST.search(sentence) is not None and _DECISION.search(sentence) is None
 
 
 def _assistant_text(out: Extraction, text: str, ref: str) -> None:
@@ -205,7 +214,7 @@ def _assistant_text(out: Extraction, text: str, ref: str) -> None:
     if any(_DONE.search(s) for s in said):
         out.completions.append(out.tick())
     plans = [s for s in said if _PLAN.search(s)]
-    chosen = plans[-2:] if plans else said[-1:]
+    chosen = plans[-2:] if plans else [s for s in said if not _BOILERPLATE.search(s)][-1:]
     if chosen:
         out.last_text = (" ".join(clip(s, _CLIP) for s in chosen), ref, out.tick())
     for fact in text_facts(text):
@@ -225,7 +234,7 @@ def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
     data = load_json(call.arguments)
     args = data if isinstance(data, dict) else {}
     action = _action(call.name, args, call.arguments)
-    out.calls[call.id] = _Call(call.name, action, out.tick(), ref)
+    out.calls[call.id] = call.name
     if out.first_action is None:
         out.first_action = (action, ref)
     for index in out.open_errors:
