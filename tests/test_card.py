@@ -122,6 +122,14 @@ SUPERSEDE = [
     ("I prefer economy class.", "Actually, I'd prefer economy class after all."),
     ("I don't want travel insurance.", "I do not want any travel insurance."),
     ("Please use the card ending in 7447.", "Please use the card ending in 9725."),
+    ("Keep the budget under $300.", "Keep the budget under $450."),
+    ("Use at most 2 retries.", "Use at most 5 retries."),
+    ("Never spend more than $50 on bags.", "Never spend more than $80 on bags."),
+    ("Submit the PR by Friday.", "Submit the PR by Thursday instead."),
+    ("Don't call the payments API.", "You can call the payments API now."),
+    ("Always ask before deleting files.", "No need to ask before deleting files."),
+    ("Don't use emojis.", "Feel free to use emojis."),
+    ("I'd rather not be transferred.", "I would rather not be transferred, please."),
 ]
 
 KEEP_BOTH = [
@@ -135,6 +143,13 @@ KEEP_BOTH = [
     ("Finish the report by Friday.", "Send the invoice by Friday."),
     ("Don't push to main.", "Always push to a feature branch."),
     ("I don't want travel insurance.", "I don't need any checked bags."),
+    ("Don't use tabs.", "Don't use spaces."),
+    ("Keep each answer under 200 words.", "Keep each file under 300 lines."),
+    ("My budget is at most $500.", "Keep the trip under 5 days."),
+    ("Finish the report by Friday.", "Finish the slides by Friday."),
+    ("Please use the card ending in 7447.", "Please use the gift card for baggage."),
+    ("Don't modify the tests.", "Don't modify the migrations."),
+    ("Make sure the tests pass.", "Make sure the tests are fast."),
 ]
 
 
@@ -158,6 +173,9 @@ def test_rules_on_different_subjects_are_both_kept(first: str, second: str) -> N
 def test_overrides_without_a_rule_to_replace_add_nothing() -> None:
     state, gone = feed("You may modify the tests.", "Actually, use tabs.")
     assert state.rules == ()
+    assert gone == []
+    state, gone = feed("Don't modify the tests.", "You may modify the docs.")
+    assert [r.text for r in state.rules] == ["Don't modify the tests."]
     assert gone == []
 
 

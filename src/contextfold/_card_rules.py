@@ -33,7 +33,7 @@ _OPENER: Final = (
 _UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
     r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
-    r"secs?|steps?|stops?|tries|attempts?|kb|mb|gb|items?|calls?|requests?)\b)"
+    r"secs?|steps?|stops?|tries|retries|attempts?|kb|mb|gb|items?|calls?|requests?)\b)"
 )
 _WHEN: Final = (
     r"(?:the end of (?:the )?(?:day|week|month)|end of (?:day|week|month)|eod|eow|tomorrow|"
