@@ -47,7 +47,16 @@ from ._facts import (
     tagged_blocks,
     text_facts,
 )
-from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
+from ._ledger_text import (
+    FIX_ARROW,
+    LAST_ACTION,
+    SHAPE_ROLES,
+    Entry,
+    Section,
+    Status,
+    is_setting,
+    parse,
+)
 
 _REQUEST: Final = re.compile(
     r"\b(?:i'?d like|i would like|i want|i need|i'?m looking|i am looking|looking for|"
@@ -92,7 +101,7 @@ _EDITOR_VERBS: Final[dict[str, str]] = {
     "undo_edit": "undone",
 }
 _SEEN_PER_RESULT: Final = 24
-_SEEN_PER_DATA: Final = 60
+_SEEN_PER_DATA: Final = 150
 _GOALS_PER_MESSAGE: Final = 3
 _MIN_GOAL_WORDS: Final = 4
 _VAGUE: Final = re.compile(
@@ -177,10 +186,19 @@ def _note_fact(out: Extraction, fact: Fact, ref: str, *, spoken: bool) -> None:
     known = out.facts.get(fact.value)
     if known is not None and known.section == "identifiers":
         section = "identifiers"
-    role = fact.role if fact.named or known is None else known.group
+    role = fact.role if known is None or _better_role(fact, known) else known.group
     out.facts[fact.value] = Entry(
         section, fact.value, group=role, refs=(ref,) if ref else (), seq=out.tick()
     )
+
+
+def _better_role(fact: Fact, known: Entry) -> bool:
+    """A name from the data beats a shape; a field of many beats a single-valued setting."""
+    if not fact.named:
+        return False
+    if known.group in SHAPE_ROLES:
+        return True
+    return is_setting(known.group, known.text) or not is_setting(fact.role, fact.value)
 
 
 # --- user and assistant text ----------------------------------------------------------------
