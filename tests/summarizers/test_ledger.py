@@ -172,10 +172,13 @@ def test_reasoning_is_never_quoted() -> None:
 
 
 def test_summary_inside_the_span_is_merged_back() -> None:
-    earlier = "[cf:summary]\n## Identifiers and values\n- booking_id: OLD123 (r00000000aa)"
+    earlier = (
+        "[cf:summary] r00000000aa\n## Identifiers and values\n- booking_id: OLD123 (r00000000aa)"
+    )
     messages = [Message("user", (Summary(earlier),)), user("Now change seat 12A please.")]
     text = ledger(messages)
     assert "booking_id: OLD123 (r00000000aa)" in text
+    assert "[cf:summary]" not in text
 
 
 def test_unknown_refs_are_left_out() -> None:

@@ -140,18 +140,18 @@ def _follow_up(error: Entry, found: Extraction) -> Entry:
 
 RANKS: Final[dict[str, tuple[int, int]]] = {
     # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
-    "goals open": (0, 1),
+    "goals open": (0, 0),
     "errors open": (0, 1),
     "state": (1, 2),
     "last action": (1, 3),
     "decisions": (1, 2),
     "identifiers": (1, 2),
-    "file edit": (1, 2),
+    "file edit": (1, 1),
     "notes": (2, 2),
     "command": (3, 4),
     "file view": (3, 4),
     "seen": (3, 4),
-    "goals closed": (2, 3),
+    "goals closed": (2, 2),
     "errors closed": (3, 4),
 }
 
@@ -177,6 +177,34 @@ def _kind(entry: Entry) -> str:
             return entry.section
 
 
+_TASK_GOALS: Final = 2
+"""The oldest goals carried from `previous` state the task: kept at rank 1 even when done."""
+_LATEST_OPEN_GOALS: Final = 4
+"""Of the other open goals carried from `previous`, the newest keep rank 0; the rest drop to 2."""
+_FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
+"""At equal rank, goals, errors and files carried from `previous` (and the span's file
+edits) go before other entries, whatever their age."""
+
+
+def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
+    """Sort keys for the bound: (rank, section, weight, newest first); lower is kept first."""
+    ranks = [rank(e) for e in entries]
+    old_goals = sorted(
+        (i for i, e in enumerate(entries) if e.section == "goals" and not e.new),
+        key=lambda i: entries[i].seq,
+    )
+    for i in old_goals[:_TASK_GOALS]:
+        ranks[i] = min(ranks[i], 1)
+    later_open = [i for i in old_goals[_TASK_GOALS:] if entries[i].status == "open"]
+    for i in later_open[: max(0, len(later_open) - _LATEST_OPEN_GOALS)]:
+        ranks[i] = 2
+    return [
+        (ranks[i], 0 if e.section == "files" or (e.section in _FIRST and not e.new) else 1)
+        + (weight(e), -e.seq)
+        for i, e in enumerate(entries)
+    ]
+
+
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
 _ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
 
@@ -195,10 +223,8 @@ def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) ->
     whole = render(entries)
     if count(whole) <= max_tokens:
         return whole
-    order = sorted(
-        range(len(entries)),
-        key=lambda i: (rank(entries[i]), weight(entries[i]), -entries[i].seq, i),
-    )
+    keys = priorities(entries)
+    order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
     chosen = _greedy([entries[i] for i in order], max_tokens, count)
     text = render(chosen)
     while chosen and count(text) > max_tokens:

@@ -8,7 +8,7 @@ Rules:
 3. A failing tool result opens an error; the next tool call is recorded as what addressed
    it, and a later successful call of the same tool marks it fixed.
 4. Reasoning is never quoted; markers and the constraint card are skipped; a summary
-   inside the span is read back as an earlier ledger.
+   inside the span is read back as an earlier ledger (its header line dropped).
 5. Events that change older entries (a completion that closes the latest open goal, a
    success that fixes an open error) are returned separately so the merge can apply them
    to entries from `previous` too.
@@ -166,9 +166,14 @@ def _part(out: Extraction, message: Message, part: object, ref: str) -> None:
             name = out.calls.get(part.call_id, "")
             _tool_output(out, name, part_text(part), part.is_error, ref)
         case Summary():
-            out.earlier.extend(parse(part.text.removeprefix(SUMMARY_HEADER)))
+            out.earlier.extend(parse(_summary_body(part.text)))
         case Reasoning() | Marker() | Card() | Image() | Opaque():
             pass
+
+
+def _summary_body(text: str) -> str:
+    """A summary's text without its header line (the engine's, with whatever it adds)."""
+    return text.split("\n", 1)[1] if "\n" in text else text.removeprefix(SUMMARY_HEADER)
 
 
 def _add(
@@ -240,7 +245,7 @@ def _assistant_text(out: Extraction, text: str, ref: str) -> None:
 
 
 def _decisions(out: Extraction, said: list[str], ref: str) -> None:
-    found = [clip(s, _CLIP) for s in said if _DECISION.search(s)]
+    found = [clip(s, _CLIP) for s in said if _DECISION.search(s) and not s.startswith("#")]
     for text in found[:_DECISIONS_PER_MESSAGE]:
         _add(out, "decisions", text, ref)
 
