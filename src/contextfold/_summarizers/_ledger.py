@@ -182,8 +182,8 @@ _TASK_GOALS: Final = 2
 _LATEST_OPEN_GOALS: Final = 4
 """Of the other open goals carried from `previous`, the newest keep rank 0; the rest drop to 2."""
 _FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
-"""At equal rank, goals, errors and files carried from `previous` (and the span's file
-edits) go before other entries, whatever their age."""
+"""Below rank 0, goals, errors and files carried from `previous` (and the span's file
+edits) go before other entries of their rank, whatever their age."""
 
 
 def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
@@ -198,11 +198,14 @@ def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
     later_open = [i for i in old_goals[_TASK_GOALS:] if entries[i].status == "open"]
     for i in later_open[: max(0, len(later_open) - _LATEST_OPEN_GOALS)]:
         ranks[i] = 2
-    return [
-        (ranks[i], 0 if e.section == "files" or (e.section in _FIRST and not e.new) else 1)
-        + (weight(e), -e.seq)
-        for i, e in enumerate(entries)
-    ]
+    return [(r, _section_key(e, r), weight(e), -e.seq) for r, e in zip(ranks, entries, strict=True)]
+
+
+def _section_key(entry: Entry, rank: int) -> int:
+    """0 for entries that go first within their rank (see _FIRST), else 1."""
+    if rank == 0:
+        return 0
+    return 0 if entry.section == "files" or (entry.section in _FIRST and not entry.new) else 1
 
 
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
