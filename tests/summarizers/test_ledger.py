@@ -94,6 +94,13 @@ def test_airline_span_yields_goal_ids_error_and_fix() -> None:
     assert f"({ref(4)}, {ref(5)})" in errors
 
 
+def test_a_vague_request_points_at_the_sentence_before_it() -> None:
+    text = ledger([user("I need my flights moved to economy class. Can you assist me with that?")])
+    goals = section(text, "Goals and requests")
+    assert "- [open] I need my flights moved to economy class." in goals
+    assert "assist" not in goals
+
+
 def test_completion_closes_the_latest_goal() -> None:
     goals = section(ledger(AIRLINE), "Goals and requests")
     assert goals.startswith("- [done] ")
@@ -240,6 +247,26 @@ def test_previous_from_another_summarizer_is_kept_as_notes() -> None:
     prose = "The user wants a refund for ZFA04Y.\nThey were polite."
     text = LEDGER.summarize(SummaryRequest((user("Thanks!"),), previous=prose)).text
     assert "## Earlier notes\n- The user wants a refund for ZFA04Y.\n- They were polite." in text
+
+
+def test_the_task_and_edited_files_survive_later_folds() -> None:
+    first = ledger(CODING[:7])
+    previous = first
+    for round_no in range(5):
+        noise = [
+            agent(
+                f"Checking module_{round_no}_{i}.helper_{i} and Class{round_no}x{i}.",
+                call(f"n{round_no}{i}", "bash", command=f"grep -n thing_{round_no}_{i} src/"),
+            )
+            for i in range(15)
+        ]
+        noise.append(agent("The reproduction script now passes successfully fixed."))
+        refs = tuple(ref(100 * (round_no + 1) + i) for i in range(len(noise)))
+        request = SummaryRequest(tuple(noise), previous=previous, refs=refs, max_tokens=300)
+        previous = LEDGER.summarize(request).text
+    assert "pr_description: Query.resolve_lookup_value coerces list to tuple" in previous
+    assert "- /testbed/q.py: edited, def resolve_lookup_value" in previous
+    assert "module_4_" in previous
 
 
 def _span(round_no: int) -> list[Message]:

@@ -105,7 +105,8 @@ _SEEN_PER_DATA: Final = 150
 _GOALS_PER_MESSAGE: Final = 3
 _MIN_GOAL_WORDS: Final = 4
 _VAGUE: Final = re.compile(
-    r"^(?:\w+,? )?(?:can|could|would) you (?:please )?help(?: me)?(?: with (?:that|this|it))?\W*$",
+    r"^(?:\w+,? )?(?:can|could|would) you (?:please )?(?:help|assist)(?: me)?"
+    r"(?: with (?:that|this|it))?\W*$",
     re.I,
 )
 _DECISIONS_PER_MESSAGE: Final = 2
@@ -216,7 +217,7 @@ def _user_text(out: Extraction, text: str, ref: str) -> None:
         if first and not first.strip().startswith("/"):
             goals.append(f"{tag}: {clip(first, _CLIP)}")
     own = [s for s in sentences(outside_quotes(text)) if "###" not in s]
-    goals += [clip(s, _CLIP) for s in own if _is_request(s)]
+    goals += [clip(s, _CLIP) for s in _requests(own)]
     for goal in goals[:_GOALS_PER_MESSAGE]:
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
@@ -224,11 +225,18 @@ def _user_text(out: Extraction, text: str, ref: str) -> None:
         _note_fact(out, fact, ref, spoken=True)
 
 
-def _is_request(sentence: str) -> bool:
-    """A sentence asking for something concrete (not a bare "Can you help with that?")."""
-    if len(sentence.split()) < _MIN_GOAL_WORDS or _VAGUE.search(sentence) is not None:
-        return False
-    return _REQUEST.search(sentence) is not None and _DECISION.search(sentence) is None
+def _requests(said: list[str]) -> list[str]:
+    """Sentences asking for something; for a bare "Can you help with that?", the one before."""
+    out: list[str] = []
+    for index, sentence in enumerate(said):
+        if _VAGUE.search(sentence) is not None:
+            before = said[index - 1] if index else ""
+            if len(before.split()) >= _MIN_GOAL_WORDS and before not in out:
+                out.append(before)
+        elif len(sentence.split()) >= _MIN_GOAL_WORDS and _REQUEST.search(sentence) is not None:
+            if _DECISION.search(sentence) is None:
+                out.append(sentence)
+    return out
 
 
 def _assistant_text(out: Extraction, text: str, ref: str) -> None:
