@@ -233,10 +233,18 @@ def _requests(said: list[str]) -> list[str]:
             before = said[index - 1] if index else ""
             if len(before.split()) >= _MIN_GOAL_WORDS and before not in out:
                 out.append(before)
-        elif len(sentence.split()) >= _MIN_GOAL_WORDS and _REQUEST.search(sentence) is not None:
-            if _DECISION.search(sentence) is None:
-                out.append(sentence)
+        elif _asks(sentence):
+            out.append(sentence)
     return out
+
+
+def _asks(sentence: str) -> bool:
+    """A request with some content that is not also a decision."""
+    return (
+        len(sentence.split()) >= _MIN_GOAL_WORDS
+        and _REQUEST.search(sentence) is not None
+        and _DECISION.search(sentence) is None
+    )
 
 
 def _assistant_text(out: Extraction, text: str, ref: str) -> None:
