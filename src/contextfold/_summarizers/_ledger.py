@@ -6,9 +6,10 @@ Rules:
    merged in (the newest entry with a key wins, duplicates collapse), then events from the
    span close goals and fix errors, wherever those came from.
 3. The body never exceeds `request.max_tokens` as measured by `count_text`. Over the bound,
-   the least valuable entries go first, by the RANKS table (open goals and errors, then the
-   span's decisions and identifiers, then older details, then resolved items and tool data),
-   newest first within a rank.
+   the least valuable entries go first, by the RANKS table and `priorities`: open goals and
+   errors; then the span's decisions, identifiers and file edits, with the task and the
+   edits carried from before; then older details; then resolved items and tool data. Newest
+   first within a rank.
 4. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
 """
@@ -49,8 +50,8 @@ def estimate_tokens(text: str) -> int:
     """A token count that errs high for BPE tokenizers (cl100k, o200k, Llama, Qwen).
 
     One token per letter run of up to four letters (plus one per four more), per group
-    of up to three digits, per other symbol or newline, and one per UTF-8 byte past the
-    second of each non-ASCII character.
+    of up to three digits, per other symbol, newline or run of spaces, and one per UTF-8
+    byte past the second of each non-ASCII character.
     """
     pieces = len(_PIECES.findall(text))
     long_words = sum((len(w) - 1) // 4 for w in _LONG_WORDS.findall(text))
@@ -60,7 +61,7 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class LedgerSummarizer:
-    """Summarizer that writes an extractive state ledger; no model, no network."""
+    """Summarizer that writes an extractive state ledger; no model, no network, no cost."""
 
     count_text: Callable[[str], int] = estimate_tokens
     """Tokens in a piece of text; should not under-count for the target model."""
@@ -72,7 +73,7 @@ class LedgerSummarizer:
         found = extract(request.messages, refs)
         old = parse(request.previous) if request.previous else []
         text = bound(merge(old, found), request.max_tokens, self.count_text)
-        return SummaryResult(text, summarizer=self.name, output_tokens=self.count_text(text))
+        return SummaryResult(text, summarizer=self.name)
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
         """Awaitable form of `summarize` (the work is CPU-only and fast)."""
