@@ -37,10 +37,12 @@ from .._messages import (
 from ._facts import (
     Fact,
     clip,
+    data_rank,
     defined_names,
     error_line,
     json_leaves,
     load_json,
+    most_telling,
     outside_quotes,
     scalar_text,
     sentences,
@@ -344,21 +346,9 @@ def _json_facts(out: Extraction, data: object, ref: str, *, spoken: bool) -> Non
         if (text := scalar_text(value)).strip() and len(text) <= 160 and "\n" not in text
     ]
     if not spoken:
-        facts = sorted(facts, key=_data_rank)[:_SEEN_PER_DATA]
+        facts = sorted(facts, key=data_rank)[:_SEEN_PER_DATA]
     for fact in facts:
         _note_fact(out, fact, ref, spoken=spoken)
-
-
-_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
-
-
-def _data_rank(fact: Fact) -> int:
-    """Order of tool-data leaves under the cap: ids and codes before measurements."""
-    if _ID_KEY.search(fact.role) or (
-        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
-    ):
-        return 0
-    return 1 if not fact.value.replace(".", "").isdigit() else 2
 
 
 def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str) -> None:
@@ -374,39 +364,8 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
     if data is not None:
         _json_facts(out, data, ref, spoken=False)
         return
-    for fact in _ranked(text_facts(text, prose=False))[:_SEEN_PER_RESULT]:
+    for fact in most_telling(text_facts(text, prose=False))[:_SEEN_PER_RESULT]:
         _note_fact(out, fact, ref, spoken=False)
-
-
-_SHAPE_RANK: Final[dict[str, int]] = {
-    role: i
-    for i, role in enumerate(
-        (
-            "error",
-            "test",
-            "path",
-            "file",
-            "url",
-            "email",
-            "code",
-            "hash",
-            "date",
-            "money",
-            "symbol",
-            "class",
-            "identifier",
-            "quantity",
-            "time",
-            "number",
-        )
-    )
-}
-
-
-def _ranked(facts: list[Fact]) -> list[Fact]:
-    """Distinct facts of one tool output, most telling shapes first, then by position."""
-    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
-    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_RANK.get(f.role, 20))
 
 
 def _finish(out: Extraction) -> None:
