@@ -36,6 +36,7 @@ from ._messages import (
 )
 from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
 from ._storage import ArchiveStore, MemoryStore, SqliteStore
+from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
 from ._tokens._accounting import count_conversation, fixed_overhead
 from ._tokens._api import count_tokens, counter_for
@@ -67,6 +68,7 @@ __all__ = [
     "HeuristicCounter",
     "Image",
     "InvalidConversation",
+    "LedgerSummarizer",
     "Marker",
     "MemoryStore",
     "Message",
