@@ -33,7 +33,12 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._summarizers._anthropic import AnthropicSummarizer
+from ._summarizers._cache import CachedSummarizer, SummaryCache
+from ._summarizers._fallback import FallbackSummarizer
+from ._summarizers._openai import OpenAISummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
+from ._summarizers._spec import summarizer_from_spec
 from ._tokens._protocol import TokenCounter
 from ._validation import Problem
 
@@ -42,19 +47,23 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMATS",
     "AmbiguousFormat",
+    "AnthropicSummarizer",
     "ArchiveError",
     "AsyncSummarizer",
     "BudgetUnreachable",
+    "CachedSummarizer",
     "Card",
     "ConfigurationError",
     "ContextFoldError",
     "Conversation",
+    "FallbackSummarizer",
     "Format",
     "Image",
     "InvalidConversation",
     "Marker",
     "Message",
     "Opaque",
+    "OpenAISummarizer",
     "Part",
     "Problem",
     "Reasoning",
@@ -62,6 +71,7 @@ __all__ = [
     "Summarizer",
     "SummarizerError",
     "Summary",
+    "SummaryCache",
     "SummaryRequest",
     "SummaryResult",
     "Text",
@@ -75,6 +85,7 @@ __all__ = [
     "detect",
     "parse",
     "render",
+    "summarizer_from_spec",
     "validate",
 ]
 
