@@ -48,6 +48,11 @@ class Recorded:
     body: dict[str, object]
 
 
+def sent_key(headers: dict[str, str]) -> str:
+    """The API key a request carried (`x-api-key`, or a bearer token as newer SDKs send)."""
+    return headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+
+
 def summary_text(model: str, body: dict[str, object]) -> str:
     """The deterministic summary the server answers for a request body."""
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
@@ -190,7 +195,7 @@ def _answer(
 ) -> tuple[int, bytes, dict[str, str]]:
     """Status, body and extra headers for a request under `fault`."""
     if fault in ("500", "429", "401"):
-        key = headers.get("x-api-key") or headers.get("authorization", "")
+        key = sent_key(headers)
         return _error(path, int(fault), key, owner.retry_after)
     if fault == "malformed":
         return 200, b'{"id": "x", "choices": [{"message": ', {}

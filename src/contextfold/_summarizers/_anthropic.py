@@ -29,6 +29,7 @@ from ._flow import (
     parse_anthropic,
     resolve_key,
     safe_url,
+    sdk_arguments,
 )
 from ._protocol import SummaryRequest, SummaryResult
 
@@ -70,7 +71,9 @@ class AnthropicSummarizer:
         self._sdk = import_sdk("anthropic", "anthropic")
         self.model = model
         self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self._key = resolve_key(api_key, "ANTHROPIC_API_KEY", self._base_url)
+        # A custom server may need no key; clients passed in carry their own.
+        custom = bool(self._base_url) or client is not None or async_client is not None
+        self._key = resolve_key(api_key, "ANTHROPIC_API_KEY", required=not custom)
         self._timeout = timeout
         self._max_retries = max_retries
         self._client = client
@@ -85,6 +88,10 @@ class AnthropicSummarizer:
     def __repr__(self) -> str:
         url = safe_url(self._base_url)
         return f"AnthropicSummarizer(model={self.model!r}, base_url={url!r})"
+
+    def _arguments(self, request: SummaryRequest) -> dict[str, Any]:
+        body = anthropic_body(self.model, request, temperature=self._temperature)
+        return sdk_arguments(body, ("model", "max_tokens", "messages"))
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -116,10 +123,10 @@ class AnthropicSummarizer:
 
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """Ask the model for the summary of `request`."""
-        body = anthropic_body(self.model, request, temperature=self._temperature)
+        arguments = self._arguments(request)
         try:
             with self._open() as client:
-                raw = client.messages.with_raw_response.create(**body)
+                raw = client.messages.with_raw_response.create(**arguments)
                 content: bytes = raw.http_response.content
         except Exception as exc:  # any SDK failure becomes a sanitized SummarizerError
             failure = self._failure(exc)
@@ -130,10 +137,10 @@ class AnthropicSummarizer:
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
         """Awaitable form of `summarize`, through the SDK's async client."""
-        body = anthropic_body(self.model, request, temperature=self._temperature)
+        arguments = self._arguments(request)
         try:
             async with self._aopen() as client:
-                raw = await client.messages.with_raw_response.create(**body)
+                raw = await client.messages.with_raw_response.create(**arguments)
                 content: bytes = raw.http_response.content
         except Exception as exc:  # any SDK failure becomes a sanitized SummarizerError
             failure = self._failure(exc)

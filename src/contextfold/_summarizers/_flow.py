@@ -46,6 +46,7 @@ __all__ = [
     "parse_openai",
     "resolve_key",
     "safe_url",
+    "sdk_arguments",
     "sections_found",
 ]
 
@@ -100,12 +101,12 @@ class Secret:
     __str__ = __repr__
 
 
-def resolve_key(explicit: str | None, env_var: str, base_url: str | None) -> Secret:
-    """The key to send: explicit, else `env_var` (read now), else a placeholder."""
+def resolve_key(explicit: str | None, env_var: str, *, required: bool) -> Secret:
+    """The key to send: explicit, else `env_var` (read now), else a placeholder if allowed."""
     key = explicit or os.environ.get(env_var)
     if key:
         return Secret(key)
-    if base_url:
+    if not required:
         return Secret(PLACEHOLDER_KEY)
     raise ConfigurationError(
         f"no API key: set {env_var} or pass api_key=; "
@@ -160,6 +161,19 @@ def anthropic_body(
     if temperature is not None:
         body["temperature"] = temperature
     return body
+
+
+def sdk_arguments(body: Mapping[str, object], named: tuple[str, ...]) -> dict[str, object]:
+    """Keyword arguments for an SDK `create`: `named` fields by name, the rest as extra_body.
+
+    SDK signatures change between versions (parameters get deprecated or removed), while
+    `extra_body` is merged into the JSON as is, so the wire body stays exactly `body`.
+    """
+    arguments = {key: value for key, value in body.items() if key in named}
+    extra = {key: value for key, value in body.items() if key not in named}
+    if extra:
+        arguments["extra_body"] = extra
+    return arguments
 
 
 def decode(raw: bytes, name: str) -> object:

@@ -32,6 +32,7 @@ from ._flow import (
     parse_openai,
     resolve_key,
     safe_url,
+    sdk_arguments,
 )
 from ._protocol import SummaryRequest, SummaryResult
 
@@ -82,7 +83,9 @@ class OpenAISummarizer:
         self._sdk = import_sdk("openai", "openai")
         self.model = model
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self._key = resolve_key(api_key, "OPENAI_API_KEY", self._base_url)
+        # A custom server may need no key; clients passed in carry their own.
+        custom = bool(self._base_url) or client is not None or async_client is not None
+        self._key = resolve_key(api_key, "OPENAI_API_KEY", required=not custom)
         self._timeout = timeout
         self._max_retries = max_retries
         self._client = client
@@ -102,16 +105,15 @@ class OpenAISummarizer:
     def __repr__(self) -> str:
         return f"OpenAISummarizer(model={self.model!r}, base_url={safe_url(self._base_url)!r})"
 
-    def _body(self, request: SummaryRequest) -> dict[str, Any]:
-        body: dict[str, Any] = openai_body(
+    def _arguments(self, request: SummaryRequest) -> dict[str, Any]:
+        body = openai_body(
             self.model,
             request,
             max_tokens_field=self._max_tokens_field,
             temperature=self._temperature,
         )
-        if self._extra_body is not None:
-            body["extra_body"] = self._extra_body
-        return body
+        body.update(self._extra_body or {})
+        return sdk_arguments(body, ("model", "messages"))
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -143,10 +145,10 @@ class OpenAISummarizer:
 
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """Ask the model for the summary of `request`."""
-        body = self._body(request)
+        arguments = self._arguments(request)
         try:
             with self._open() as client:
-                raw = client.chat.completions.with_raw_response.create(**body)
+                raw = client.chat.completions.with_raw_response.create(**arguments)
                 content: bytes = raw.http_response.content
         except Exception as exc:  # any SDK failure becomes a sanitized SummarizerError
             failure = self._failure(exc)
@@ -156,10 +158,10 @@ class OpenAISummarizer:
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
         """Awaitable form of `summarize`, through the SDK's async client."""
-        body = self._body(request)
+        arguments = self._arguments(request)
         try:
             async with self._aopen() as client:
-                raw = await client.chat.completions.with_raw_response.create(**body)
+                raw = await client.chat.completions.with_raw_response.create(**arguments)
                 content: bytes = raw.http_response.content
         except Exception as exc:  # any SDK failure becomes a sanitized SummarizerError
             failure = self._failure(exc)
