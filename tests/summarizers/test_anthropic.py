@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from typing import Any
 
 import pytest
 
 from contextfold import AnthropicSummarizer, ConfigurationError, SummarizerError
 
-from .llm_server import ANTHROPIC_PATH, LLMServer, sent_key, summary_text
+from .llm_server import ANTHROPIC_PATH, Fault, LLMServer, sent_key, summary_text
 from .samples import request
 from .test_openai import FAULT_MESSAGES
 
@@ -18,11 +19,10 @@ KEY = "sk-ant-test-0123456789"
 MODEL = "claude-haiku-4-5"
 
 
-def summarizer(server: LLMServer, **options: object) -> AnthropicSummarizer:
+def summarizer(server: LLMServer, **options: Any) -> AnthropicSummarizer:
     """A summarizer for `server` with short timeouts and no retries unless told."""
-    settings: dict[str, object] = {"api_key": KEY, "timeout": 0.3, "max_retries": 0}
-    settings.update(options)
-    return AnthropicSummarizer(MODEL, base_url=server.url, **settings)  # type: ignore[arg-type]
+    settings: dict[str, Any] = {"api_key": KEY, "timeout": 0.3, "max_retries": 0, **options}
+    return AnthropicSummarizer(MODEL, base_url=server.url, **settings)
 
 
 def test_summarize_sends_the_prompt_and_returns_text_and_usage(llm_server: LLMServer) -> None:
@@ -49,8 +49,8 @@ def test_asummarize_goes_through_the_async_client(llm_server: LLMServer) -> None
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_MESSAGES))
-def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault: str) -> None:
-    llm_server.script(MODEL, fault)  # type: ignore[arg-type]
+def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault: Fault) -> None:
+    llm_server.script(MODEL, fault)
     started = time.monotonic()
     with pytest.raises(SummarizerError, match=FAULT_MESSAGES[fault]) as info:
         summarizer(llm_server).summarize(request())
@@ -60,8 +60,8 @@ def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault
 
 
 @pytest.mark.parametrize("fault", ["429", "hang", "empty"])
-def test_async_faults_are_summarizer_errors_too(llm_server: LLMServer, fault: str) -> None:
-    llm_server.script(MODEL, fault)  # type: ignore[arg-type]
+def test_async_faults_are_summarizer_errors_too(llm_server: LLMServer, fault: Fault) -> None:
+    llm_server.script(MODEL, fault)
     with pytest.raises(SummarizerError, match=FAULT_MESSAGES[fault]):
         asyncio.run(summarizer(llm_server).asummarize(request()))
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from typing import Any
 
 import pytest
 
 from contextfold import ConfigurationError, OpenAISummarizer, SummarizerError
 
-from .llm_server import OPENAI_PATH, LLMServer, summary_text
+from .llm_server import OPENAI_PATH, Fault, LLMServer, summary_text
 from .samples import request
 
 KEY = "sk-test-openai-0123456789"
 MODEL = "qwen3-32b"
 
-FAULT_MESSAGES = {
+FAULT_MESSAGES: dict[Fault, str] = {
     "500": "request failed: HTTP 500",
     "429": r"request failed: rate limited \(HTTP 429\)",
     "401": "request failed: HTTP 401",
@@ -28,11 +29,10 @@ FAULT_MESSAGES = {
 }
 
 
-def summarizer(server: LLMServer, **options: object) -> OpenAISummarizer:
+def summarizer(server: LLMServer, **options: Any) -> OpenAISummarizer:
     """A summarizer for `server` with short timeouts and no retries unless told."""
-    settings: dict[str, object] = {"api_key": KEY, "timeout": 0.3, "max_retries": 0}
-    settings.update(options)
-    return OpenAISummarizer(MODEL, base_url=server.openai_url, **settings)  # type: ignore[arg-type]
+    settings: dict[str, Any] = {"api_key": KEY, "timeout": 0.3, "max_retries": 0, **options}
+    return OpenAISummarizer(MODEL, base_url=server.openai_url, **settings)
 
 
 def test_summarize_sends_the_prompt_and_returns_text_and_usage(llm_server: LLMServer) -> None:
@@ -40,7 +40,9 @@ def test_summarize_sends_the_prompt_and_returns_text_and_usage(llm_server: LLMSe
     (seen,) = llm_server.requests
     assert seen.path == OPENAI_PATH
     assert seen.headers["authorization"] == f"Bearer {KEY}"
-    assert [m["role"] for m in seen.body["messages"]] == ["system", "user"]  # type: ignore[attr-defined,index]
+    messages = seen.body["messages"]
+    assert isinstance(messages, list)
+    assert [m["role"] for m in messages] == ["system", "user"]
     assert seen.body["max_tokens"] == 512
     assert result.text == summary_text(MODEL, seen.body)
     assert result.summarizer == f"openai:{MODEL}"
@@ -57,8 +59,8 @@ def test_asummarize_goes_through_the_async_client(llm_server: LLMServer) -> None
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_MESSAGES))
-def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault: str) -> None:
-    llm_server.script(MODEL, fault)  # type: ignore[arg-type]
+def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault: Fault) -> None:
+    llm_server.script(MODEL, fault)
     started = time.monotonic()
     with pytest.raises(SummarizerError, match=FAULT_MESSAGES[fault]) as info:
         summarizer(llm_server).summarize(request())
@@ -69,8 +71,8 @@ def test_each_fault_is_a_sanitized_summarizer_error(llm_server: LLMServer, fault
 
 
 @pytest.mark.parametrize("fault", ["500", "hang", "garbled"])
-def test_async_faults_are_summarizer_errors_too(llm_server: LLMServer, fault: str) -> None:
-    llm_server.script(MODEL, fault)  # type: ignore[arg-type]
+def test_async_faults_are_summarizer_errors_too(llm_server: LLMServer, fault: Fault) -> None:
+    llm_server.script(MODEL, fault)
     with pytest.raises(SummarizerError, match=FAULT_MESSAGES[fault]):
         asyncio.run(summarizer(llm_server).asummarize(request()))
 
