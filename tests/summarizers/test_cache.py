@@ -62,7 +62,9 @@ def test_cache_stores_and_returns_results_marked_cached() -> None:
     key = CacheKey("openai:m", PROMPT_VERSION, "d" * 64)
     with SummaryCache(":memory:") as cache:
         assert cache.get(key) is None
-        cache.put(key, SummaryResult("text", summarizer="openai:m", input_tokens=9, output_tokens=3))
+        cache.put(
+            key, SummaryResult("text", summarizer="openai:m", input_tokens=9, output_tokens=3)
+        )
         hit = cache.get(key)
         assert hit == SummaryResult("text", summarizer="openai:m", cached=True)
         assert len(cache) == 1

@@ -210,7 +210,11 @@ def test_a_member_is_never_called_while_its_circuit_is_open(
 ) -> None:
     clock, member, cooldown = FakeClock(), Switch(), 10.0
     chain = FallbackSummarizer(
-        [member], last_resort=ok("ledger"), failure_threshold=threshold, cooldown=cooldown, clock=clock
+        [member],
+        last_resort=ok("ledger"),
+        failure_threshold=threshold,
+        cooldown=cooldown,
+        clock=clock,
     )
     calls: list[tuple[float, bool]] = []
     for healthy, pause in script:
@@ -232,10 +236,13 @@ def test_a_member_is_never_called_while_its_circuit_is_open(
 
 def backends(server: LLMServer) -> tuple[OpenAISummarizer, AnthropicSummarizer]:
     """An OpenAI-compatible primary and an Anthropic fallback, both on `server`."""
-    options = {"timeout": 0.3, "max_retries": 0}
     return (
-        OpenAISummarizer(OPENAI_MODEL, base_url=server.openai_url, api_key="sk-o", **options),
-        AnthropicSummarizer(ANTHROPIC_MODEL, base_url=server.url, api_key="sk-a", **options),
+        OpenAISummarizer(
+            OPENAI_MODEL, base_url=server.openai_url, api_key="sk-o", timeout=0.3, max_retries=0
+        ),
+        AnthropicSummarizer(
+            ANTHROPIC_MODEL, base_url=server.url, api_key="sk-a", timeout=0.3, max_retries=0
+        ),
     )
 
 
