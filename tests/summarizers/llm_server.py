@@ -33,6 +33,10 @@ FAULTS: tuple[Fault, ...] = (
     "garbled",
     "cut_off",
 )
+TIMEOUT = 5.0
+"""Client timeout for requests the server answers: generous, so a loaded machine never flakes."""
+HANG_TIMEOUT = 0.3
+"""Client timeout for requests the server holds (`hang`): the test waits this long."""
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
 
@@ -46,6 +50,11 @@ class Recorded:
     headers: dict[str, str]
     """Header names lower-cased."""
     body: dict[str, object]
+
+
+def timeout_for(fault: Fault) -> float:
+    """The client timeout to use when the server will answer with `fault`."""
+    return HANG_TIMEOUT if fault == "hang" else TIMEOUT
 
 
 def sent_key(headers: dict[str, str]) -> str:
@@ -66,7 +75,7 @@ def summary_text(model: str, body: dict[str, object]) -> str:
 class LLMServer:
     """The server, its recordings and its fault scripts; use as a context manager."""
 
-    hang_seconds: float = 5.0
+    hang_seconds: float = 30.0
     """How long a `hang` holds the request (ended early when the server stops)."""
     retry_after: str = "0.01"
     """Seconds sent in `retry-after` with a 429."""

@@ -26,7 +26,7 @@ from contextfold._summarizers._prompt import PROMPT_VERSION
 from contextfold.testing import FakeSummarizer
 
 from ..strategies import messages
-from .llm_server import LLMServer
+from .llm_server import TIMEOUT, LLMServer
 from .samples import request
 
 MODEL = "qwen3-32b"
@@ -124,7 +124,7 @@ def test_repr_shows_inner_and_path() -> None:
 
 def backend(server: LLMServer) -> OpenAISummarizer:
     """An OpenAI-compatible backend on `server`."""
-    return OpenAISummarizer(MODEL, base_url=server.openai_url, timeout=0.3, max_retries=0)
+    return OpenAISummarizer(MODEL, base_url=server.openai_url, timeout=TIMEOUT, max_retries=0)
 
 
 def test_second_identical_summarization_makes_zero_requests(

@@ -20,7 +20,7 @@ from contextfold import (
 )
 from contextfold.testing import FakeClock, FakeSummarizer
 
-from .llm_server import FAULTS, Fault, LLMServer
+from .llm_server import FAULTS, TIMEOUT, Fault, LLMServer, timeout_for
 from .samples import request
 
 OPENAI_MODEL = "qwen3-32b"
@@ -234,14 +234,16 @@ def test_a_member_is_never_called_while_its_circuit_is_open(
 # --- against the real local server, through the real SDKs --------------------------------
 
 
-def backends(server: LLMServer) -> tuple[OpenAISummarizer, AnthropicSummarizer]:
+def backends(
+    server: LLMServer, timeout: float = TIMEOUT
+) -> tuple[OpenAISummarizer, AnthropicSummarizer]:
     """An OpenAI-compatible primary and an Anthropic fallback, both on `server`."""
     return (
         OpenAISummarizer(
-            OPENAI_MODEL, base_url=server.openai_url, api_key="sk-o", timeout=0.3, max_retries=0
+            OPENAI_MODEL, base_url=server.openai_url, api_key="sk-o", timeout=timeout, max_retries=0
         ),
         AnthropicSummarizer(
-            ANTHROPIC_MODEL, base_url=server.url, api_key="sk-a", timeout=0.3, max_retries=0
+            ANTHROPIC_MODEL, base_url=server.url, api_key="sk-a", timeout=timeout, max_retries=0
         ),
     )
 
@@ -251,7 +253,7 @@ def test_each_server_fault_falls_back_to_the_next_backend(
     llm_server: LLMServer, fault: Fault
 ) -> None:
     llm_server.script(OPENAI_MODEL, fault)
-    chain = FallbackSummarizer(backends(llm_server), last_resort=ok("ledger"))
+    chain = FallbackSummarizer(backends(llm_server, timeout_for(fault)), last_resort=ok("ledger"))
     result = chain.summarize(request())
     assert result.summarizer == f"anthropic:{ANTHROPIC_MODEL}"
     assert result.text.startswith("## Task and goals")
@@ -261,7 +263,7 @@ def test_each_server_fault_falls_back_to_the_next_backend(
 @pytest.mark.parametrize("fault", ["500", "hang", "malformed", "empty"])
 def test_async_server_faults_fall_back_too(llm_server: LLMServer, fault: Fault) -> None:
     llm_server.script(OPENAI_MODEL, fault)
-    chain = FallbackSummarizer(backends(llm_server), last_resort=ok("ledger"))
+    chain = FallbackSummarizer(backends(llm_server, timeout_for(fault)), last_resort=ok("ledger"))
     result = asyncio.run(chain.asummarize(request()))
     assert result.summarizer == f"anthropic:{ANTHROPIC_MODEL}"
 

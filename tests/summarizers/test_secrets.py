@@ -28,7 +28,7 @@ from contextfold import (
 )
 from contextfold.testing import FakeSummarizer
 
-from .llm_server import FAULTS, Fault, LLMServer, sent_key
+from .llm_server import FAULTS, TIMEOUT, Fault, LLMServer, sent_key, timeout_for
 from .samples import request
 
 MIDDLE = "c4n4ry7f3a9c1e5b"
@@ -57,21 +57,23 @@ class Evidence:
             self.texts.append("".join(traceback.format_exception(exc)))
 
 
-def backends(server: LLMServer) -> tuple[OpenAISummarizer, AnthropicSummarizer]:
-    """Both backends on the server with the canary keys, fast timeouts, no retries."""
+def backends(
+    server: LLMServer, timeout: float = TIMEOUT
+) -> tuple[OpenAISummarizer, AnthropicSummarizer]:
+    """Both backends on the server with the canary keys and no retries."""
     return (
         OpenAISummarizer(
             OPENAI_MODEL,
             base_url=server.openai_url,
             api_key=OPENAI_KEY,
-            timeout=0.3,
+            timeout=timeout,
             max_retries=0,
         ),
         AnthropicSummarizer(
             ANTHROPIC_MODEL,
             base_url=server.url,
             api_key=ANTHROPIC_KEY,
-            timeout=0.3,
+            timeout=timeout,
             max_retries=0,
         ),
     )
@@ -89,10 +91,12 @@ def exercise_every_path(server: LLMServer, cache: SummaryCache, evidence: Eviden
     evidence.add(openai_backend, anthropic_backend, chain, cache, *chain.circuits)
     faults: tuple[Fault, ...] = ("ok", *FAULTS)
     for index, fault in enumerate(faults):
-        for model, backend in (
-            (OPENAI_MODEL, openai_backend),
-            (ANTHROPIC_MODEL, anthropic_backend),
-        ):
+        timed_openai, timed_anthropic = backends(server, timeout_for(fault))
+        pairs: tuple[tuple[str, OpenAISummarizer | AnthropicSummarizer], ...] = (
+            (OPENAI_MODEL, timed_openai),
+            (ANTHROPIC_MODEL, timed_anthropic),
+        )
+        for model, backend in pairs:
             server.script(model, fault, fault)
             evidence.outcome(partial(backend.summarize, request(salt=f"s{index}")))
             evidence.outcome(partial(asyncio.run, backend.asummarize(request(salt=f"a{index}"))))
@@ -103,7 +107,7 @@ def exercise_every_path(server: LLMServer, cache: SummaryCache, evidence: Eviden
         evidence.outcome(partial(asyncio.run, chain.asummarize(request(salt=f"d{fault}"))))
         evidence.outcome(partial(chain.summarize, request(salt=f"c{fault}")))  # cache hit
     retrying = OpenAISummarizer(
-        OPENAI_MODEL, base_url=server.openai_url, api_key=OPENAI_KEY, timeout=0.3, max_retries=1
+        OPENAI_MODEL, base_url=server.openai_url, api_key=OPENAI_KEY, timeout=TIMEOUT, max_retries=1
     )
     server.script(OPENAI_MODEL, "429")
     evidence.outcome(lambda: retrying.summarize(request(salt="retry")))
@@ -120,7 +124,7 @@ def exercise_configuration(
         fallback=[f"anthropic:{ANTHROPIC_MODEL}@{server.url}"],
         cache_path=tmp_path / "spec-cache.sqlite",
         last_resort=FakeSummarizer(lambda _: "ledger text", name="ledger"),
-        timeout=0.3,
+        timeout=TIMEOUT,
         max_retries=0,
     )
     evidence.add(built, OpenAISummarizer("gpt-4o-mini"), AnthropicSummarizer("claude"))

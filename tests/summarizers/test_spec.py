@@ -10,7 +10,7 @@ from contextfold import ConfigurationError, FallbackSummarizer, summarizer_from_
 from contextfold._summarizers._spec import BackendSpec, parse_spec
 from contextfold.testing import FakeSummarizer
 
-from .llm_server import LLMServer
+from .llm_server import TIMEOUT, LLMServer
 from .samples import request
 
 LEDGER = FakeSummarizer(lambda _: "ledger text", name="ledger")
@@ -63,7 +63,7 @@ def test_spec_builds_a_fallback_chain_over_real_backends(llm_server: LLMServer) 
         base_url=llm_server.openai_url,
         fallback=[f"anthropic:backup@{llm_server.url}"],
         last_resort=LEDGER,
-        timeout=0.3,
+        timeout=TIMEOUT,
         max_retries=0,
     )
     assert isinstance(chain, FallbackSummarizer)
@@ -80,7 +80,7 @@ def test_spec_with_a_cache_path_caches_each_backend(llm_server: LLMServer, tmp_p
         f"openai:primary@{llm_server.openai_url}",
         cache_path=tmp_path / "cache.sqlite",
         last_resort=LEDGER,
-        timeout=0.3,
+        timeout=TIMEOUT,
         max_retries=0,
         failure_threshold=1,
         cooldown=1.0,
