@@ -14,6 +14,7 @@ from contextfold._summarizers._flow import (
     Secret,
     accept,
     anthropic_body,
+    check_limits,
     decode,
     describe_failure,
     openai_body,
@@ -214,6 +215,15 @@ def test_secret_and_safe_url_hide_credentials() -> None:
     url = "https://user:pw@host.example:8443/v1?key=sk-hidden#frag"
     assert safe_url(url) == "https://host.example:8443/v1"
     assert safe_url(None) is None
+    assert safe_url("http://h:port/v1") == "http://h:?/v1"
+
+
+def test_limits_are_checked() -> None:
+    check_limits(0.1, 0)
+    with pytest.raises(ConfigurationError, match="timeout"):
+        check_limits(0, 1)
+    with pytest.raises(ConfigurationError, match="max_retries"):
+        check_limits(1.0, -1)
 
 
 def test_sdk_arguments_name_only_stable_fields_and_carry_the_rest_verbatim() -> None:

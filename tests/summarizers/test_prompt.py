@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold import Image, Message, Opaque, Reasoning, SummaryRequest, Text, ToolResult
+from contextfold import (
+    Image,
+    Message,
+    Opaque,
+    Part,
+    Reasoning,
+    Role,
+    SummaryRequest,
+    Text,
+    ToolCall,
+    ToolResult,
+)
+from contextfold._messages import ROLES
 from contextfold._summarizers._prompt import (
     PROMPT_VERSION,
     SECTIONS,
@@ -15,9 +28,11 @@ from contextfold._summarizers._prompt import (
     render_span,
 )
 
+from ..corpus import conversations
 from ..strategies import messages
 from .samples import INJECTION, request, span
 
+ROLE_NAMES: dict[str, Role] = {role: role for role in ROLES}
 FENCE = re.compile(r"<<<(DATA|SUMMARY) ([0-9a-f]{12})>>>\n(.*?)\n<<<END \1 \2>>>", re.DOTALL)
 
 
@@ -127,3 +142,33 @@ def test_forged_fences_inside_the_data_stay_inside(payload: str) -> None:
     req = SummaryRequest((Message("tool", (ToolResult("c", (Text(forged),)),)),))
     user = build_prompt(req).user
     assert forged in fenced(user, "DATA")
+
+
+def corpus_message(wire: dict[str, object]) -> Message:
+    """A corpus (OpenAI chat) message in neutral form, enough for the prompt's renderer."""
+    content = wire.get("content")
+    texts = [content] if isinstance(content, str) else []
+    if isinstance(content, list):
+        texts = [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+    parts: list[Part] = [Text(t) for t in texts]
+    calls = wire.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        function = call["function"]
+        parts.append(ToolCall(call["id"], function["name"], function["arguments"]))
+    role = ROLE_NAMES[str(wire["role"])]
+    if role == "tool":
+        parts = [ToolResult(str(wire["tool_call_id"]), tuple(parts))]
+    return Message(role, tuple(parts))
+
+
+@pytest.mark.corpus
+def test_real_conversations_stay_inside_their_fence_with_every_call_kept() -> None:
+    for conversation_id, wire in conversations():
+        span = tuple(corpus_message(m) for m in wire[1:])  # the system prompt is never folded
+        refs = tuple(f"r{i:010x}" for i in range(len(span)))
+        prompt = build_prompt(SummaryRequest(span, refs=refs, previous="## Task and goals\nx"))
+        data = fenced(prompt.user, "DATA")
+        assert data == render_span(span, refs), conversation_id
+        for message in span:
+            for call in (p for p in message.parts if isinstance(p, ToolCall)):
+                assert f"(id {call.id}): {call.arguments}" in data, conversation_id

@@ -23,6 +23,7 @@ from ._flow import (
     DEFAULT_TIMEOUT,
     accept,
     anthropic_body,
+    check_limits,
     decode,
     describe_failure,
     import_sdk,
@@ -68,6 +69,7 @@ class AnthropicSummarizer:
     ) -> None:
         if not model:
             raise ConfigurationError("AnthropicSummarizer needs a model name")
+        check_limits(timeout, max_retries)
         self._sdk = import_sdk("anthropic", "anthropic")
         self.model = model
         self._base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None

@@ -5,8 +5,8 @@ Rules:
    arrive as raw bytes and are decoded here, so the sync and async methods of a backend
    only move bytes. The few helpers with effects (SDK import, key lookup) say so.
 2. An answer is accepted only if it has text, was not cut off at the bound, is not over the
-   bound, and shows most of the section headings (GARBLED). Anything else raises
-   SummarizerError, which the fallback chain counts as a failure.
+   bound, and shows most of the section headings (MIN_SECTIONS); anything else is
+   garbled and raises SummarizerError, which the fallback chain counts as a failure.
 3. Failure messages name the backend and the kind of failure (status, timeout, shape) and
    never carry the SDK's own text, which can echo request details such as credentials.
 """
@@ -38,6 +38,7 @@ __all__ = [
     "acall",
     "accept",
     "anthropic_body",
+    "check_limits",
     "decode",
     "describe_failure",
     "import_sdk",
@@ -82,9 +83,19 @@ def safe_url(url: str | None) -> str | None:
     if url is None:
         return None
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port is not None else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    try:
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        port = ":?"
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+
+def check_limits(timeout: float, max_retries: int) -> None:
+    """ConfigurationError unless the timeout is positive and the retries not negative."""
+    if not timeout > 0:
+        raise ConfigurationError(f"timeout must be a positive number of seconds, not {timeout}")
+    if max_retries < 0:
+        raise ConfigurationError(f"max_retries must not be negative, not {max_retries}")
 
 
 class Secret:

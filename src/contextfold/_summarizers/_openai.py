@@ -25,6 +25,7 @@ from ._flow import (
     DEFAULT_TIMEOUT,
     MaxTokensField,
     accept,
+    check_limits,
     decode,
     describe_failure,
     import_sdk,
@@ -80,6 +81,7 @@ class OpenAISummarizer:
     ) -> None:
         if not model:
             raise ConfigurationError("OpenAISummarizer needs a model name")
+        check_limits(timeout, max_retries)
         self._sdk = import_sdk("openai", "openai")
         self.model = model
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
