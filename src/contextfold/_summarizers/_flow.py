@@ -53,7 +53,8 @@ __all__ = [
 
 DEFAULT_TIMEOUT: Final = 120.0
 """Seconds per HTTP attempt: a 32K local model can take a while to read a long span."""
-DEFAULT_MAX_RETRIES: Final = 2
+DEFAULT_MAX_RETRIES: Final = 1
+"""SDK retries per call (429, 5xx, timeouts); the fallback chain handles the rest."""
 MIN_SECTIONS: Final = len(SECTIONS) // 2 + 1
 """An answer showing fewer of the section headings than this is garbled."""
 CHARS_PER_TOKEN_CEILING: Final = 8
