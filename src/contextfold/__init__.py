@@ -36,8 +36,13 @@ from ._messages import (
 )
 from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
 from ._storage import ArchiveStore, MemoryStore, SqliteStore
+from ._summarizers._anthropic import AnthropicSummarizer
+from ._summarizers._cache import CachedSummarizer, SummaryCache
+from ._summarizers._fallback import FallbackSummarizer
 from ._summarizers._ledger import LedgerSummarizer
+from ._summarizers._openai import OpenAISummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
+from ._summarizers._spec import summarizer_from_spec
 from ._tokens._accounting import count_conversation, fixed_overhead
 from ._tokens._api import count_tokens, counter_for
 from ._tokens._calibrated import CalibratedCounter
@@ -51,18 +56,21 @@ __all__ = [
     "FORMATS",
     "RECALL_TOOL_NAME",
     "AmbiguousFormat",
+    "AnthropicSummarizer",
     "Archive",
     "ArchiveEntry",
     "ArchiveError",
     "ArchiveStore",
     "AsyncSummarizer",
     "BudgetUnreachable",
+    "CachedSummarizer",
     "CalibratedCounter",
     "Card",
     "ConfigurationError",
     "ContextFoldError",
     "Conversation",
     "ConversationCounter",
+    "FallbackSummarizer",
     "Format",
     "HFTokenizerCounter",
     "HeuristicCounter",
@@ -73,6 +81,7 @@ __all__ = [
     "MemoryStore",
     "Message",
     "Opaque",
+    "OpenAISummarizer",
     "Part",
     "Problem",
     "Reasoning",
@@ -81,6 +90,7 @@ __all__ = [
     "Summarizer",
     "SummarizerError",
     "Summary",
+    "SummaryCache",
     "SummaryRequest",
     "SummaryResult",
     "Text",
@@ -101,6 +111,7 @@ __all__ = [
     "parse",
     "recall_tool",
     "render",
+    "summarizer_from_spec",
     "validate",
 ]
 
