@@ -29,3 +29,12 @@ def test_message_text_descends_into_tool_results() -> None:
     assert tool_calls(msg) == [ToolCall("c1", "ls", "{}")]
     result = Message("tool", (ToolResult("c1", (Text("a.py"),)),))
     assert message_text(result) == "a.py"
+
+
+def test_empty_extras_answer_lookups_like_an_empty_dict() -> None:
+    from contextfold._messages import EMPTY
+
+    assert "type" not in EMPTY
+    assert EMPTY.get("type") is None
+    assert EMPTY.get("type", "x") == "x"
+    assert EMPTY == {}

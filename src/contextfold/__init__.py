@@ -42,9 +42,18 @@ from ._report import Report, SummaryInfo
 from ._storage import ArchiveStore, MemoryStore, SqliteStore
 from ._strategies._eviction import Eviction, evict_fraction, fit, max_of, min_of, retain_last
 from ._strategies._steps import Chain, chain, drop, mask, prune, summarize
+from ._summarizers._anthropic import AnthropicSummarizer
+from ._summarizers._cache import CachedSummarizer, SummaryCache
+from ._summarizers._fallback import FallbackSummarizer
 from ._summarizers._ledger import LedgerSummarizer
+from ._summarizers._openai import OpenAISummarizer
 from ._summarizers._protocol import AsyncSummarizer, Summarizer, SummaryRequest, SummaryResult
-from ._tokens._protocol import TokenCounter
+from ._summarizers._spec import summarizer_from_spec
+from ._tokens._accounting import count_conversation, fixed_overhead
+from ._tokens._api import count_tokens, counter_for
+from ._tokens._calibrated import CalibratedCounter
+from ._tokens._counters import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
+from ._tokens._protocol import ConversationCounter, TokenCounter
 from ._validation import Problem
 
 __version__ = "0.1.0"
@@ -53,12 +62,15 @@ __all__ = [
     "FORMATS",
     "RECALL_TOOL_NAME",
     "AmbiguousFormat",
+    "AnthropicSummarizer",
     "Archive",
     "ArchiveEntry",
     "ArchiveError",
     "ArchiveStore",
     "AsyncSummarizer",
     "BudgetUnreachable",
+    "CachedSummarizer",
+    "CalibratedCounter",
     "Card",
     "Chain",
     "CompactResult",
@@ -66,8 +78,12 @@ __all__ = [
     "ContextFoldError",
     "ContextManager",
     "Conversation",
+    "ConversationCounter",
     "Eviction",
+    "FallbackSummarizer",
     "Format",
+    "HFTokenizerCounter",
+    "HeuristicCounter",
     "Image",
     "InvalidConversation",
     "LedgerSummarizer",
@@ -75,6 +91,7 @@ __all__ = [
     "MemoryStore",
     "Message",
     "Opaque",
+    "OpenAISummarizer",
     "Part",
     "Policy",
     "Problem",
@@ -85,10 +102,12 @@ __all__ = [
     "Summarizer",
     "SummarizerError",
     "Summary",
+    "SummaryCache",
     "SummaryInfo",
     "SummaryRequest",
     "SummaryResult",
     "Text",
+    "TiktokenCounter",
     "TokenCounter",
     "TokenizerError",
     "ToolCall",
@@ -100,10 +119,14 @@ __all__ = [
     "answer_recall",
     "chain",
     "compact",
+    "count_conversation",
+    "count_tokens",
+    "counter_for",
     "detect",
     "drop",
     "evict_fraction",
     "fit",
+    "fixed_overhead",
     "mask",
     "max_of",
     "min_of",
@@ -113,6 +136,7 @@ __all__ = [
     "render",
     "retain_last",
     "summarize",
+    "summarizer_from_spec",
     "validate",
 ]
 

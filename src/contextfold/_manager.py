@@ -30,6 +30,7 @@ from ._serialize import dump_message, load_message
 from ._strategies._steps import Prune, chain
 from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import Summarizer
+from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
 
 SNAPSHOT_VERSION = 1
@@ -58,7 +59,9 @@ class ContextManager:
         self.format = check_format(format)
         self.policy = (policy or Policy()).replace(**options) if options else (policy or Policy())
         self.summarizer: Summarizer = summarizer or LedgerSummarizer()
-        self.counter = resolve_counter(model, self.format, counter)
+        inner = resolve_counter(model, self.format, counter)
+        self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
+        self._sent = 0
         self.archive = archive or Archive()
         self.last_report: Report | None = None
         self._view: list[Message] = []
@@ -130,6 +133,7 @@ class ContextManager:
         flow = self._flow()
         if flow is not None:
             self._accept(run(flow, self.summarizer))
+        self._sent = self.tokens()
         return self._render()
 
     async def aview(self) -> list[object]:
@@ -137,6 +141,7 @@ class ContextManager:
         flow = self._flow()
         if flow is not None:
             self._accept(await arun(flow, self.summarizer))
+        self._sent = self.tokens()
         return self._render()
 
     def compact(self) -> Report:
@@ -202,11 +207,10 @@ class ContextManager:
     # --- calibration, recall, snapshots ------------------------------------------------
 
     def observe_usage(self, prompt_tokens: int) -> None:
-        """Learn from the provider's reported prompt tokens for the last view."""
-        observe = getattr(self.counter, "observe", None)
-        if observe is None:
-            raise ConfigurationError("this counter cannot be calibrated")
-        observe(self.tokens(), prompt_tokens)
+        """Learn from the provider's reported prompt tokens for the last view sent."""
+        if self._sent <= 0:
+            raise ConfigurationError("observe_usage() needs a view() sent first")
+        self.counter.observe(self._sent, prompt_tokens)
 
     def recall(self, ref: str) -> Message | Part | str:
         """The original payload behind a marker's reference."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import KW_ONLY, dataclass
-from typing import Final, Literal, NoReturn, TypeAlias
+from typing import Final, Literal, NoReturn, TypeAlias, overload
 
 Extras: TypeAlias = Mapping[str, object]
 
@@ -36,6 +36,16 @@ class _NoExtras(Mapping[str, object]):
 
     def __len__(self) -> int:
         return 0
+
+    def __contains__(self, key: object) -> bool:
+        return False  # without raising KeyError: adapters probe extras on every message
+
+    @overload
+    def get(self, key: str, /) -> object | None: ...
+    @overload
+    def get(self, key: str, /, default: object) -> object: ...
+    def get(self, key: str, /, default: object = None) -> object:
+        return default
 
     def __hash__(self) -> int:
         return 0

@@ -1,4 +1,4 @@
-"""Fakes for testing code that uses contextfold: a scripted summarizer and a fixed counter.
+"""Fakes for testing code that uses contextfold: a scripted summarizer, a fixed counter, a clock.
 
 Like httpx's MockTransport: real objects that satisfy the protocols, with behaviour
 supplied by the test, so no test needs a model, a tokenizer or the network.
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ._messages import Message, message_text
 from ._summarizers._protocol import SummaryRequest, SummaryResult
 
-__all__ = ["FakeSummarizer", "FixedCounter"]
+__all__ = ["FakeClock", "FakeSummarizer", "FixedCounter"]
 
 
 @dataclass(slots=True)
@@ -45,3 +45,18 @@ class FixedCounter:
         """Tokens for `message` under this fixed rule."""
         chars = len(message_text(message))
         return self.per_message + -(-chars // self.chars_per_token)
+
+
+@dataclass(slots=True)
+class FakeClock:
+    """A monotonic clock that moves only when told: pass it as `clock=`, never sleep."""
+
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        """The current time in seconds."""
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward by `seconds`."""
+        self.now += seconds

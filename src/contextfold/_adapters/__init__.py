@@ -57,7 +57,10 @@ def check_format(format: str) -> Format:
 
 def detect(payload: object) -> Format:
     """The wire format of `payload` (see rule 3)."""
-    plain = to_plain(payload)
+    return _detect_plain(to_plain(payload))
+
+
+def _detect_plain(plain: object) -> Format:
     found = signals(plain)
     if len(found) > 1:
         evidence = "; ".join(f"{fmt}: {why}" for fmt, why in sorted(found.items()))
@@ -73,8 +76,9 @@ def detect(payload: object) -> Format:
 
 def parse(payload: object, format: str | None = None) -> tuple[Format, Conversation]:
     """Detect (unless given) the format and parse `payload` into a Conversation."""
-    fmt = detect(payload) if format is None else check_format(format)
-    return fmt, _ADAPTERS[fmt].to_conversation(to_plain(payload))
+    plain = to_plain(payload)
+    fmt = _detect_plain(plain) if format is None else check_format(format)
+    return fmt, _ADAPTERS[fmt].to_conversation(plain)
 
 
 def render(conversation: Conversation, format: str) -> object:
@@ -84,8 +88,9 @@ def render(conversation: Conversation, format: str) -> object:
 
 def validate(payload: object, format: str | None = None) -> list[Problem]:
     """Ways the provider would reject `payload` (empty when it is valid)."""
-    fmt = detect(payload) if format is None else check_format(format)
-    return _ADAPTERS[fmt].validate(to_plain(payload))
+    plain = to_plain(payload)
+    fmt = _detect_plain(plain) if format is None else check_format(format)
+    return _ADAPTERS[fmt].validate(plain)
 
 
 def item_count(payload: object) -> int:

@@ -6,8 +6,12 @@ Rules (a signal names one format; the first reason seen per format is kept):
   `response_format`, `n`, `logprobs` -> OpenAI chat;
 - items with a top-level `type` (function_call, reasoning, message, ...) -> Responses;
 - `tool_calls`, `tool_call_id`, legacy `function_call`, roles `tool`/`function` -> chat;
-- content block types: tool_use, tool_result, thinking, image with `source` ... -> Anthropic;
-  image_url, input_audio, refusal -> chat; input_text, output_text, input_image -> Responses.
+- content block types: tool_use, tool_result, thinking, image with `source`, and any
+  server tool block (`*_tool_use`, `*_tool_result`) -> Anthropic; image_url, input_audio,
+  file -> chat; input_text, output_text, input_image -> Responses. `refusal` is no signal:
+  chat and Responses both have it;
+- tool definitions: `input_schema` -> Anthropic; `{"type": "function", "function": {...}}`
+  -> chat; a function tool with a top-level `name` -> Responses.
 """
 
 from __future__ import annotations
@@ -44,13 +48,15 @@ _BLOCK_TYPES: Final[Mapping[str, str]] = {
     "server_tool_use": "anthropic",
     "image_url": "openai-chat",
     "input_audio": "openai-chat",
-    "refusal": "openai-chat",
+    "file": "openai-chat",
     "input_text": "openai-responses",
     "output_text": "openai-responses",
     "input_image": "openai-responses",
     "input_file": "openai-responses",
     "summary_text": "openai-responses",
 }
+
+_SERVER_BLOCK_SUFFIXES: Final = ("_tool_use", "_tool_result")
 
 
 def signals(payload: object) -> dict[str, str]:
@@ -62,6 +68,11 @@ def signals(payload: object) -> dict[str, str]:
             if key in payload:
                 found.setdefault(fmt, f"request body has {key!r}")
         messages = payload.get("messages", payload.get("input"))
+        tools = payload.get("tools")
+        if isinstance(tools, list):
+            for tool in tools:
+                if isinstance(tool, Mapping):
+                    _tool_signals(tool, found)
     if isinstance(messages, list):
         for index, item in enumerate(messages):
             if isinstance(item, Mapping):
@@ -90,7 +101,16 @@ def _block_signals(block: Mapping[object, object], index: int, found: dict[str, 
     if not isinstance(kind, str):
         return
     fmt = _BLOCK_TYPES.get(kind)
-    if kind == "image" and "source" in block:
+    if (kind == "image" and "source" in block) or kind.endswith(_SERVER_BLOCK_SUFFIXES):
         fmt = "anthropic"
     if fmt is not None:
         found.setdefault(fmt, f"message {index} has a {kind!r} content block")
+
+
+def _tool_signals(tool: Mapping[object, object], found: dict[str, str]) -> None:
+    if "input_schema" in tool:
+        found.setdefault("anthropic", "a tool definition has 'input_schema'")
+    elif tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
+        found.setdefault("openai-chat", "a tool definition nests its 'function'")
+    elif tool.get("type") == "function" and "name" in tool:
+        found.setdefault("openai-responses", "a function tool definition has a top-level 'name'")

@@ -2,31 +2,50 @@
 
 Rule: anything with a pydantic-style `model_dump` (openai and anthropic models) becomes
 plain JSON data, recursively; fields the SDK left None are dropped, so the result is the
-wire JSON the object stands for. Plain data comes back as the very same object (no copy).
+wire JSON the object stands for. Plain data comes back as the very same object (no copy):
+plain dicts and lists are only walked, and copied only when something inside converts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
+
+_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
 
 
 def to_plain(value: object) -> object:
     """Plain JSON data for `value`, converting SDK model objects found anywhere inside."""
+    if type(value) is dict:
+        return _plain_dict(value)
+    if type(value) is list:
+        return _plain_list(value)
+    if type(value) in _LEAVES:
+        return value
+    return _convert(value)
+
+
+def _convert(value: object) -> object:
+    """An SDK object, a tuple or another mapping as plain data."""
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, type):
         return to_plain(dump(mode="json", exclude_none=True, by_alias=True))
     if isinstance(value, Mapping):
-        items = {key: to_plain(item) for key, item in value.items()}
-        same = isinstance(value, dict) and all(items[k] is value[k] for k in items)
-        return value if same else items
+        return {key: to_plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        converted = [to_plain(item) for item in value]
-        same = isinstance(value, list) and all(
-            a is b for a, b in zip(converted, value, strict=True)
-        )
-        return value if same else converted
+        return [to_plain(item) for item in value]
     return value
 
 
-def _same(a: object, b: object) -> bool:
-    return a is b
+def _plain_dict(value: dict[object, object]) -> dict[object, object]:
+    for item in value.values():
+        if type(item) not in _LEAVES and to_plain(item) is not item:
+            return {key: to_plain(item) for key, item in value.items()}
+    return value
+
+
+def _plain_list(value: list[object]) -> list[object]:
+    for item in value:
+        if type(item) not in _LEAVES and to_plain(item) is not item:
+            return [to_plain(item) for item in value]
+    return value

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from .._messages import Conversation
+from .._tokens._accounting import fixed_overhead as _fixed_overhead
+from .._tokens._api import counter_for
 from .._tokens._protocol import TokenCounter
-from ..testing import FixedCounter
 
 
 def resolve_counter(model: str | None, format: str, counter: TokenCounter | None) -> TokenCounter:
-    """The caller's counter, or the best one for `model` (placeholder: a fixed rule)."""
-    return counter if counter is not None else FixedCounter()
+    """The caller's counter, or the best offline counter for `model` in `format`."""
+    return counter if counter is not None else counter_for(model, format)
 
 
 def counter_name(counter: TokenCounter) -> str:
@@ -18,5 +19,5 @@ def counter_name(counter: TokenCounter) -> str:
 
 
 def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:
-    """Tokens outside the messages (placeholder: none)."""
-    return 0
+    """Tokens outside the messages: reply priming and tool schemas."""
+    return _fixed_overhead(conversation, counter)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from .._messages import Message
+from .._messages import Conversation, Message
 
 
 @runtime_checkable
@@ -13,4 +13,22 @@ class TokenCounter(Protocol):
 
     def count(self, message: Message) -> int:
         """Tokens `message` costs."""
+        ...
+
+
+@runtime_checkable
+class ConversationCounter(TokenCounter, Protocol):
+    """A TokenCounter that also knows its per-request overhead and names itself in reports."""
+
+    @property
+    def name(self) -> str:
+        """What counts the tokens, e.g. `tiktoken:o200k_base` or `heuristic`."""
+        ...
+
+    def count_text(self, text: str) -> int:
+        """Tokens `text` alone costs, without any message overhead."""
+        ...
+
+    def fixed_overhead(self, conversation: Conversation) -> int:
+        """Tokens the request costs besides its messages: reply priming and tool definitions."""
         ...

@@ -1,0 +1,78 @@
+"""How the OpenAI chat adapter remembers wire layout the neutral model does not hold.
+
+Rules:
+1. A wire key the adapter does not map (`cache_control`, litellm's `index`, a `null`
+   `content`, an empty `tool_calls` list, unknown fields) stays in the part's, message's
+   or conversation's `extras` under its own name, verbatim and in order.
+2. Layout lives in `extras` under the private keys below, all plain JSON, and only when
+   rendering would not reproduce it on its own: key order (`KEYS`), list-shaped content
+   (`FORM`), the legacy `function` role (`ROLE`), custom and legacy tool calls, the nested
+   `function` object's own extras (`INNER`) and tools kept whole (`RAW`).
+3. Rendering builds mapped keys in canonical order, adds the verbatim extras after them,
+   then restores the recorded key order; keys the engine added go last.
+   Values kept verbatim are shared with the input, not copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from .._errors import InvalidConversation
+from .._messages import EMPTY, Extras
+
+FORMAT: Final = "openai-chat"
+
+KEYS: Final = "openai-chat:keys"
+"""The wire object's key order, when it differs from the order rendering produces."""
+FORM: Final = "openai-chat:content"
+"""`"list"` when the message content was a (non-empty) list of parts."""
+ROLE: Final = "openai-chat:role"
+"""`"function"` on a tool message that was a legacy `function` role message."""
+LEGACY: Final = "openai-chat:legacy"
+"""True on a ToolCall read from `function_call`, and on a ToolSpec read from `functions`."""
+KIND: Final = "openai-chat:type"
+"""`"custom"` on a ToolCall read from a custom tool call."""
+INNER: Final = "openai-chat:inner"
+"""Extras of a tool call's nested `function` (or `custom`) object."""
+RAW: Final = "openai-chat:raw"
+"""A tool definition this adapter does not map, kept whole."""
+
+PRIVATE: Final = frozenset({KEYS, FORM, ROLE, LEGACY, KIND, INNER, RAW})
+
+
+def invalid(reason: str, index: int | None = None, field: str | None = None) -> InvalidConversation:
+    """An InvalidConversation for this format."""
+    return InvalidConversation(reason, index=index, field=field, format=FORMAT)
+
+
+def leftovers(obj: Mapping[str, object], mapped: list[str]) -> dict[str, object]:
+    """The keys of `obj` not in `mapped` (canonical order), plus the key order if needed."""
+    keys = list(obj)
+    if keys == mapped:
+        return {}
+    extras = {key: value for key, value in obj.items() if key not in mapped}
+    if keys != mapped + list(extras):
+        extras[KEYS] = keys
+    return extras
+
+
+def freeze(extras: dict[str, object]) -> Extras:
+    """`extras`, or the shared empty mapping when there are none."""
+    return extras if extras else EMPTY
+
+
+def assemble(fields: dict[str, object], extras: Extras) -> dict[str, object]:
+    """`fields` plus the verbatim extras, in the recorded key order (rule 3)."""
+    if not extras:
+        return fields
+    for key, value in extras.items():
+        if key not in fields and key not in PRIVATE:
+            fields[key] = value
+    order = extras.get(KEYS)
+    if not isinstance(order, list | tuple):
+        return fields
+    ordered = {key: fields[key] for key in order if key in fields}
+    if len(ordered) < len(fields):
+        ordered.update(fields)
+    return ordered

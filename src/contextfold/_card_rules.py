@@ -1,0 +1,238 @@
+"""Which user sentences are rules, and what each rule is about (its subject key).
+
+Rules:
+1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
+   when a cue in CUES matches it, it is not a question, and it is the user's own prose
+   (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`).
+2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
+   permission ("you may edit the tests now") or a correction ("actually, use 3.12").
+3. The subject key is what two rules must share for the newer to supersede the older:
+   a family, then the sorted content words with values (numbers, money, dates, versions),
+   cue words and filler removed. Families: `limit:<unit>` for limits and budgets,
+   `deadline` for deadlines, `pos`/`neg` (do / do not) for the rest. A permission relaxes
+   a prohibition, so it has the `neg` key of what it permits. No content words left means
+   no supersession: the key is then the normalized sentence itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+from ._summarizers._facts import normalize, word_set
+
+Kind = Literal[
+    "prohibition", "obligation", "limit", "deadline", "preference", "permission", "correction"
+]
+OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
+
+_OPENER: Final = (
+    r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
+    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]?\s+)*"
+)
+_UNIT: Final = (
+    r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
+    r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
+    r"secs?|steps?|stops?|tries|retries|attempts?|kb|mb|gb|items?|calls?|requests?)\b)"
+)
+_WHEN: Final = (
+    r"(?:the end of (?:the )?(?:day|week|month)|end of (?:day|week|month)|eod|eow|tomorrow|"
+    r"tonight|noon|midnight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|"
+    r"\d{1,2}(?::\d{2})?\s?[ap]\.?m\b|\d{4}-\d{2}-\d{2})"
+)
+_PERSONAL: Final = (
+    r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
+    r"need|must|want|prefer|should|make sure)\b"
+)
+
+
+def _cue(kind: Kind, pattern: str) -> tuple[Kind, re.Pattern[str]]:
+    """One row of CUES."""
+    return kind, re.compile(pattern)
+
+
+CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+    _cue(
+        "permission",
+        r"\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
+        r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
+        r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
+        r"you do not need to|no need to)\b",
+    ),
+    _cue(
+        "limit",
+        rf"\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
+        rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
+        rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
+    ),
+    _cue("limit", rf"\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
+    _cue("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
+    _cue("deadline", rf"\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
+    _cue("deadline", r"\bdeadline\b"),
+    _cue(
+        "prohibition",
+        _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
+        r"(?!worry|hesitate|mind\b|forget)\w",
+    ),
+    _cue(
+        "prohibition",
+        r"\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
+        r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b",
+    ),
+    _cue("prohibition", r"\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
+    _cue("prohibition", r"\bi(?:'d| would) rather not\b|\bunder no circumstances\b"),
+    _cue("prohibition", r"(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b"),
+    _cue(
+        "obligation",
+        _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
+        r"don't forget to|do not forget to)\b",
+    ),
+    _cue("obligation", r"(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
+    _cue(
+        "obligation",
+        r"\b(?:you|we) (?:must|need to|have to|are required to|should)\b"
+        r"(?! be able| see| find| know| have received| get| receive| already| probably)",
+    ),
+    _cue("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
+    _cue(
+        "preference",
+        r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
+        r"\bmy preference\b|\bplease use\b",
+    ),
+    _cue(
+        "preference",
+        _OPENER + r"(?:use|write|call|run|put|keep|return|choose|pick|pay|"
+        r"send|switch to)\b.*\binstead of\b",
+    ),
+    _cue(
+        "correction",
+        r"^(?:actually|instead|on second thought|change of plans?|correction|"
+        r"scratch that|wait)\b",
+    ),
+)
+"""Cues in the order they are tried; the first that matches names the rule's kind."""
+
+_MIN_CHARS: Final = 8
+_MAX_CHARS: Final = 300
+
+
+def fold(sentence: str) -> str:
+    """The sentence as cues read it: lowercase, straight quotes, single spaces."""
+    return normalize(sentence)
+
+
+def classify(sentence: str) -> Kind | None:
+    """The kind of rule `sentence` states, or None when it states none (rule 1)."""
+    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
+        return None
+    folded = fold(sentence)
+    for kind, cue in CUES:
+        if cue.search(folded) is not None and _context_ok(kind, folded):
+            return kind
+    return None
+
+
+def _context_ok(kind: Kind, folded: str) -> bool:
+    """Limits and deadlines only count when someone asks for them, not in narration."""
+    if kind == "limit":
+        asked = _IMPERATIVE.match(folded) is not None or re.search(_PERSONAL, folded) is not None
+        return asked and _NARRATION.search(folded) is None
+    if kind == "deadline":
+        return _IMPERATIVE.match(folded) is not None or _ASKED.search(folded) is not None
+    return True
+
+
+_IMPERATIVE: Final = re.compile(
+    _OPENER + r"(?:finish|submit|send|deliver|complete|book|get|have|make|fix|do|ship|deploy|"
+    r"respond|reply|return|arrive|be|reach|call|email|notify|merge|release|publish|use|write|"
+    r"spend|show|add|run|limit|cap|stay|choose|pick|find)\b"
+)
+_NARRATION: Final = re.compile(r"\b(?:ago|since|it's been|has been|have been|was|were|did)\b")
+_ASKED: Final = re.compile(
+    r"\b(?:need|must|have to|has to|want|should|prefer|please|deadline|due|make sure|"
+    r"would like|i'd like|don't|do not|can't|cannot|no later)\b"
+)
+
+
+# --- subject keys ------------------------------------------------------------------------------
+
+_FILLER: Final = word_set(
+    """
+    a an the to of for in on at by with from and or but so as if then than that this
+    these those it its it's is are was were be been being am i i'm i'd i'll me my mine
+    you you're your yours we we're our us they them their he she his her one any all
+    some each every please actually just also really only again still now yet very too
+    much many more most less least no not never don't dont do does did doesn't didn't
+    always ever sure ensure make making made use using used want wants wanted wish need
+    needs needed like would could should will can may might must shall have has had get
+    got keep include includes go going let let's rather instead prefer preferred
+    preference avoid stop remember forget allowed fine ok okay alright free feel
+    required able there here what which who when where how thing things way ways
+    anything something everything up under below within maximum max limit limited budget
+    deadline before after until due later total exceed higher cheaper over at most spend
+    spending cost costs price pay paying afford willing go can't cannot mustn't
+    shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
+    thought change plan plans thank thanks hi hello yes yeah sorry note
+    """
+)
+_VALUE_WORDS: Final = word_set(
+    """
+    am pm eod eow tomorrow tonight noon midnight today monday tuesday wednesday thursday
+    friday saturday sunday january february march april may june july august september
+    october november december jan feb mar apr jun jul aug sep sept oct nov dec dollar
+    dollars usd eur euro euros percent hour hours hr hrs day days week weeks minute
+    minutes min mins line lines word words token tokens character characters char chars
+    second seconds sec secs kb mb gb end st nd rd th
+    """
+)
+_WORDS: Final = re.compile(r"[a-z][a-z0-9_'+#.-]*[a-z0-9+#]|[a-z]")
+_MONEY: Final = re.compile(r"[$€£]|\b(?:dollars?|usd|eur|euros?)\b")
+_UNIT_WORD: Final = re.compile(_UNIT.replace(r"[$€£]\s?\d|", ""))
+
+
+def subject_of(text: str) -> str:
+    """The subject key of a rule sentence (see rule 3)."""
+    folded = fold(text)
+    kind = classify(text)
+    words = _content_words(folded)
+    if kind == "limit":
+        return f"limit:{_unit(folded)}:{' '.join(words)}"
+    if not words:
+        return f"text:{folded}"
+    if kind == "deadline":
+        return f"deadline:{' '.join(words)}"
+    return f"{_polarity(kind, folded)}:{' '.join(words)}"
+
+
+def _content_words(folded: str) -> list[str]:
+    out: dict[str, None] = {}
+    for word in _WORDS.findall(folded):
+        if word in _FILLER or word in _VALUE_WORDS or any(c.isdigit() for c in word):
+            continue
+        stem = (
+            word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+        )
+        out[stem] = None
+    return sorted(out)
+
+
+def _unit(folded: str) -> str:
+    if _MONEY.search(folded):
+        return "money"
+    match = _UNIT_WORD.search(folded)
+    if match is None:
+        return "count"
+    word = re.sub(r"[\d,.\s]", "", match.group())
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _polarity(kind: Kind | None, folded: str) -> str:
+    if kind == "prohibition":
+        return "neg"
+    if kind == "permission":
+        relaxes_duty = re.search(r"\b(?:don'?t|do not) (?:have|need) to\b|\bno need to\b", folded)
+        return "pos" if relaxes_duty else "neg"
+    if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
+        return "neg"
+    return "pos"

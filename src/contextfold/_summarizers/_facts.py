@@ -1,0 +1,370 @@
+"""Deterministic fact extraction from text and JSON, shared by the ledger and the card.
+
+Rules:
+1. A fact is a (role, value) pair. `named` facts take their role from a name the data
+   gave (a JSON key, "my user ID is X"); the others take it from the value's shape
+   (path, date, money, error type, ...). Values are quoted verbatim, never rewritten.
+2. Shapes are matched by one ordered regex: the first alternative that matches at a
+   position wins, so a URL is not also read as a path and a date is not a number.
+3. Quoted material inside a user message (tagged blocks like `<pr_description>`, code
+   fences, HTML comments, `>` quotes) is a document the user pasted, not their words:
+   `outside_quotes` removes it for callers that need the user's own sentences.
+4. Everything is a pure function of its input: no clock, no randomness, no set order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of `text` (for word tables written as prose)."""
+    return frozenset(text.split())
+
+
+def word_order(text: str) -> dict[str, int]:
+    """Each whitespace-separated word of `text` mapped to its position."""
+    return {word: i for i, word in enumerate(text.split())}
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One identifier or value found in text or data."""
+
+    role: str
+    """What the value is: a JSON key (`reservation_id`) or a shape (`path`, `date`)."""
+    value: str
+    named: bool = False
+    """True when the role came from a name in the data rather than the value's shape."""
+
+
+_SHAPES: Final = re.compile(
+    r"""
+    (?P<url>https?://[^\s<>"'`)\]]+)
+  | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+  | (?P<test>[\w./-]+\.py::[\w:\[\].-]+)
+  | (?P<date>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)
+  | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
+  | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
+  | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
+  | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
+  | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
+        |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
+  | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
+  | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
+        |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
+  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
+  | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
+  | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
+  | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
+  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
+  | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
+    """,
+    re.VERBOSE,
+)
+"""Shapes of one word, tried in order; the first that matches the whole word wins."""
+
+_SPACED: Final = re.compile(
+    r"""
+    (?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
+        (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
+  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b)
+  | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
+        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w))
+    """,
+    re.VERBOSE,
+)
+"""Shapes that span a space (`May 20th`, `11 AM`, `3 bags`), looked for in prose only."""
+
+_ALIASES: Final = {"alnum": "identifier"}
+_WORD: Final = re.compile(
+    r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?"
+)
+_INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_SCAN_HEAD: Final = 6000
+_SCAN_TAIL: Final = 2000
+
+_CAPS_WORDS: Final = word_set(
+    """
+    AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE
+    PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP
+    """
+)
+_PUNCTUATION: Final = ".,;:!?'\"*"
+_TRAILING: Final = _PUNCTUATION + ")]}"
+_MAX_VALUE: Final = 160
+
+_NAMED_IN_TEXT: Final = re.compile(
+    r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
+    r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+)
+_ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
+_ROLE_SKIP: Final = word_set(
+    """
+    my the your our his her their a an new this that is and
+    """
+)
+
+
+def normalize(text: str) -> str:
+    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots."""
+    folded = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+    folded = folded.replace("\u201d", '"').lower()
+    return " ".join(folded.split()).strip(" .!;,")
+
+
+def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
+    """Identifier-like values in `text`, in order of appearance.
+
+    `prose` (user and agent text) also reads named values ("my user ID is X") and shapes
+    that span a space; tool output is read word by word, head and tail only when long.
+    """
+    if not prose:
+        if len(text) > _SCAN_HEAD + _SCAN_TAIL:
+            text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
+        return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    found = [(m.start(), fact) for m in _WORD.finditer(text) for fact in _word_facts(m.group())]
+    for match in _SPACED.finditer(text):
+        found.append((match.start(), Fact(match.lastgroup or "value", match.group())))
+    found.sort(key=lambda pair: pair[0])
+    return [Fact(r, v, True) for r, v in _named_in_text(text)] + [f for _, f in found]
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_facts(word: str) -> tuple[Fact, ...]:
+    """The shapes in one word (cached: the same words recur across a conversation)."""
+    if _INTERESTING.search(word) is None:
+        return ()
+    whole = _SHAPES.fullmatch(word.rstrip(_PUNCTUATION))
+    matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
+    out: list[Fact] = []
+    for match in matches:
+        role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
+        value = _clean(match.group(), role)
+        if value is not None:
+            out.append(Fact(role, value))
+    return tuple(out)
+
+
+_SHAPE_ORDER: Final = word_order(
+    "error test path file url email code hash date money symbol class identifier quantity "
+    "time number"
+)
+_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
+
+
+def most_telling(facts: list[Fact]) -> list[Fact]:
+    """Distinct facts, named ones and the most telling shapes first, then by position."""
+    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
+    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_ORDER.get(f.role, 20))
+
+
+def data_rank(fact: Fact) -> int:
+    """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
+    if _ID_KEY.search(fact.role) or (
+        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
+    ):
+        return 0
+    return 1 if not fact.value.replace(".", "").isdigit() else 2
+
+
+def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
+    """(role, value) for "my user ID is X", "reservation number: X" and the like."""
+    for match in _NAMED_IN_TEXT.finditer(text):
+        before = _ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
+        words = [w.lower() for w in before.groups() if w] if before else []
+        words = [w for w in words if w not in _ROLE_SKIP]
+        if words:
+            kind = match.group("kind").lower().removesuffix("s")
+            yield "_".join([*words, kind]), match.group("value").rstrip(_PUNCTUATION)
+
+
+def _clean(raw: str, role: str) -> str | None:
+    value = raw.rstrip(_TRAILING if role in {"url", "path", "time"} else _PUNCTUATION).strip()
+    if len(value) < 3 or len(value) > _MAX_VALUE:
+        return None
+    if role == "code" and value in _CAPS_WORDS:
+        return None
+    if role == "path" and not _path_like(value):
+        return None
+    if role == "symbol" and _false_symbol(value):
+        return None
+    return value
+
+
+def _path_like(value: str) -> bool:
+    if value.startswith(("/", "~/", "./", "../")):
+        return any(c.isalpha() for c in value) and "//" not in value
+    last = value.rsplit("/", 1)[-1]
+    return value.count("/") >= 2 or ("." in last and not last.endswith("."))
+
+
+def _false_symbol(value: str) -> bool:
+    parts = value.removesuffix("()").split(".")
+    return len(parts) > 1 and max(len(p) for p in parts) < 3
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+_MAX_LEAVES: Final = 400
+_MAX_DEPTH: Final = 32
+_FIELD: Final = re.compile(r"[a-z_][a-z_]*|[a-z]+(?:[A-Z][a-z]*)+")
+
+
+def load_json(text: str) -> object | None:
+    """`text` parsed as a JSON object or array, or None when it is not one."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        loaded: object = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return loaded
+
+
+def json_leaves(data: object) -> list[tuple[str, object]]:
+    """(role, scalar) for the scalar leaves of `data`, roles named after their keys.
+
+    A role is the leaf key qualified by its parent key (`prices.economy`, `user_id`); keys
+    that hold many items (lists, and dicts keyed by ids) are marked `[]`, so
+    `flights[].date` reads as one of several. A key that is data rather than a field name
+    (`credit_card_4421486`, `SFO`) is skipped in roles; a scalar under it reads `key=value`.
+    """
+    out: list[tuple[str, object]] = []
+    _walk(data, (), out)
+    return out
+
+
+def _walk(
+    data: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int = 0
+) -> None:
+    if len(out) >= _MAX_LEAVES or depth > _MAX_DEPTH:
+        return
+    if isinstance(data, dict):
+        for key, child in data.items():
+            _walk_key(str(key), child, path, out, depth)
+    elif isinstance(data, list):
+        for child in data:
+            _walk(child, _many(path), out, depth + 1)
+    elif data is not None and path:
+        out.append((_role(path), data))
+
+
+def _walk_key(
+    key: str, child: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int
+) -> None:
+    """A field name extends the path; a key that is data (an id, a code) is kept as data."""
+    if _FIELD.fullmatch(key) is not None:
+        _walk(child, (*path, key), out, depth + 1)
+    elif isinstance(child, dict | list):
+        _walk(child, _many(path), out, depth + 1)
+    elif child is not None:
+        out.append((_role(_many(path or ("entries",))), f"{key}={scalar_text(child)}"))
+
+
+def _many(path: tuple[str, ...]) -> tuple[str, ...]:
+    """`path` with its last key marked as holding many items."""
+    if not path or path[-1].endswith("[]"):
+        return path
+    return (*path[:-1], path[-1] + "[]")
+
+
+def _role(path: tuple[str, ...]) -> str:
+    """The leaf key, qualified by its parent key when it has one."""
+    return ".".join(path[-2:])
+
+
+def scalar_text(value: object) -> str:
+    """A JSON scalar as the agent would write it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+# --- sentences and quoted material -----------------------------------------------------------
+
+_QUOTED: Final = re.compile(
+    r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>.*?</(?P=tag)>"
+    r"|```.*?(?:```|\Z)|<!--.*?(?:-->|\Z)|^[ \t]*>.*?$",
+    re.S | re.M,
+)
+_TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
+
+
+def outside_quotes(text: str) -> str:
+    """`text` without pasted documents: tagged blocks, code fences, HTML comments, quotes."""
+    return _QUOTED.sub("\n", text)
+
+
+def tagged_blocks(text: str) -> list[tuple[str, str]]:
+    """(tag, body) for each `<tag>...</tag>` block, in order."""
+    return [(m.group("tag"), m.group("body")) for m in _TAGGED.finditer(text)]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of `text`, line by line, stripped of list bullets, in order."""
+    out: list[str] = []
+    for line in text.splitlines():
+        for piece in _SENTENCE_END.split(_BULLET.sub("", line.strip())):
+            sentence = piece.strip()
+            if sentence:
+                out.append(sentence)
+    return out
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+
+
+# --- errors and code -------------------------------------------------------------------------
+
+_ERROR_LINE: Final = re.compile(
+    r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*"
+    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s].*|E\s{2,}\S.*)$"
+    r"|^.*(?:No such file or directory|command not found|No module named|Permission denied"
+    r"|Traceback \(most recent call last\)).*$",
+    re.M | re.I,
+)
+_EXCEPTION_LINE: Final = re.compile(
+    r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*)$", re.M
+)
+_HEAD_LINES: Final = 6
+
+
+def error_line(text: str) -> str | None:
+    """The line that best states the error in a tool output, or None if it shows none."""
+    if "Traceback (most recent call last)" in text:
+        tail = text.rsplit("Traceback (most recent call last)", 1)[1]
+        found = _EXCEPTION_LINE.findall(tail)
+        if found:
+            return clip(found[-1], 200)
+    head = "\n".join(_content_lines(text)[:_HEAD_LINES])
+    match = _ERROR_LINE.search(head)
+    return clip(match.group(), 200) if match else None
+
+
+def _content_lines(text: str) -> list[str]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
+        return lines[1:]
+    return lines
+
+
+_DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)", re.M)
+
+
+def defined_names(code: str) -> list[str]:
+    """`def name` / `class Name` for each definition in a code snippet, in order, unique."""
+    return list(dict.fromkeys(f"{kind} {name}" for kind, name in _DEFINITION.findall(code)))

@@ -1,0 +1,163 @@
+"""Message and conversation totals from a text counter, an overhead profile and an image rule.
+
+Rules:
+1. Totals are additive: `count_conversation(conv, counter) == fixed_overhead(conv, counter)
+   + sum(counter.count(m) for m in conv.messages)`. The planner sums unit counts and relies
+   on it. Fixed overhead is reply priming plus tool definitions; everything else belongs to
+   a message.
+2. A message costs its profile's framing, its role and name when the profile counts them,
+   and each part: text-like parts their text, tool calls their id, name and arguments plus
+   framing, tool results their call id and inner parts, images their provider formula,
+   opaque parts their JSON text.
+3. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
+   loop recounts the same history every turn, and that must cost dictionary lookups.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import assert_never
+
+from .._messages import (
+    Card,
+    Conversation,
+    Image,
+    Marker,
+    Message,
+    Opaque,
+    Part,
+    Reasoning,
+    Summary,
+    Text,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from ._images import ImageRule, image_size, image_tokens
+from ._profiles import Overheads, ToolCosts
+from ._protocol import ConversationCounter, TokenCounter
+
+__all__ = ["Accountant", "count_conversation", "fixed_overhead"]
+
+DEFAULT_CACHE_SIZE = 65_536
+
+
+class Accountant:
+    """Applies one overhead profile and image rule on top of a text counter."""
+
+    __slots__ = ("count_text", "images", "overheads")
+
+    def __init__(
+        self,
+        count_text: Callable[[str], int],
+        overheads: Overheads,
+        images: ImageRule,
+        *,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        scale = overheads.text_scale
+
+        def scaled(text: str) -> int:
+            return math.ceil(count_text(text) * scale) if text else 0
+
+        self.count_text: Callable[[str], int] = lru_cache(maxsize=cache_size)(scaled)
+        self.overheads = overheads
+        self.images = images
+
+    def message(self, message: Message) -> int:
+        """Tokens one message costs, framing included."""
+        profile = self.overheads
+        total = profile.per_message + sum(self.part(p) for p in message.parts)
+        if profile.count_role:
+            total += self.count_text(message.role)
+        if message.name is not None:
+            total += profile.per_name + self.count_text(message.name)
+        return total
+
+    def part(self, part: Part) -> int:
+        """Tokens one part costs."""
+        text = self.count_text
+        match part:
+            case Text() | Marker() | Summary() | Card() | Reasoning():
+                return text(part.text)
+            case ToolCall():
+                framing = self.overheads.per_tool_call
+                return framing + text(part.id) + text(part.name) + text(part.arguments)
+            case ToolResult():
+                return text(part.call_id) + sum(self.part(p) for p in part.parts)
+            case Image():
+                return image_tokens(self.images, _cached_size(part.source), part.detail)
+            case Opaque():
+                return text(_json(part.payload))
+            case _:
+                assert_never(part)
+
+    def fixed(self, conversation: Conversation) -> int:
+        """Reply priming plus the tool definitions offered with the request."""
+        profile = self.overheads
+        total = profile.reply_priming
+        if not conversation.tools:
+            return total
+        total += profile.tool_prompt
+        if profile.tools is None:
+            return total + sum(self.count_text(_tool_json(t)) for t in conversation.tools)
+        costs = profile.tools
+        return total + costs.func_end + sum(self._tool(t, costs) for t in conversation.tools)
+
+    def _tool(self, tool: ToolSpec, costs: ToolCosts) -> int:
+        """The cookbook's count for one function definition."""
+        text = self.count_text
+        total = costs.func_init + text(f"{tool.name}:{(tool.description or '').removesuffix('.')}")
+        properties = (tool.parameters or {}).get("properties")
+        if isinstance(properties, Mapping) and properties:
+            total += costs.prop_init
+            for key, schema in properties.items():
+                total += costs.prop_key + self._property(str(key), schema, costs)
+        return total
+
+    def _property(self, key: str, schema: object, costs: ToolCosts) -> int:
+        """One property line; schema keys the cookbook ignores are counted as JSON text."""
+        if not isinstance(schema, Mapping):
+            return self.count_text(f"{key}::")
+        kind = schema.get("type", "")
+        kind_text = kind if isinstance(kind, str) else _json(kind)
+        description = schema.get("description", "")
+        description_text = description if isinstance(description, str) else _json(description)
+        total = self.count_text(f"{key}:{kind_text}:{description_text.removesuffix('.')}")
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            total += costs.enum_init + sum(costs.enum_item + self.count_text(str(v)) for v in enum)
+        rest = {k: v for k, v in schema.items() if k not in ("type", "description", "enum")}
+        return total + (self.count_text(_json(rest)) if rest else 0)
+
+
+@lru_cache(maxsize=256)
+def _cached_size(source: str) -> tuple[int, int] | None:
+    return image_size(source)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _tool_json(tool: ToolSpec) -> str:
+    return _json(
+        {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+    )
+
+
+def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:
+    """Tokens the request costs besides its messages (0 for counters that do not say)."""
+    if isinstance(counter, ConversationCounter):
+        return counter.fixed_overhead(conversation)
+    return 0
+
+
+def count_conversation(conversation: Conversation, counter: TokenCounter) -> int:
+    """Total prompt tokens: fixed overhead plus every message (rule 1)."""
+    return fixed_overhead(conversation, counter) + sum(
+        counter.count(m) for m in conversation.messages
+    )

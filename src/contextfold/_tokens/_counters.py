@@ -1,0 +1,186 @@
+"""The token counters: a text encoder composed with a format's overheads and image rule.
+
+Rules:
+1. Each counter is built from data (an Encoding, a Tokenizer), never from a path or URL;
+   `HFTokenizerCounter.from_file` is a convenience that reads the file and hands over data.
+2. Every counter has a `name` for reports and the same three methods: `count_text(text)`,
+   `count(message)` (overhead included) and `fixed_overhead(conversation)`; the shared
+   arithmetic lives in `Accountant`, held by composition.
+3. Optional libraries (tiktoken, tokenizers) are imported only when such a counter is built;
+   a missing one raises TokenizerError saying which extra to install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from .._adapters import check_format
+from .._errors import TokenizerError
+from .._messages import Conversation, Message
+from ._accounting import DEFAULT_CACHE_SIZE, Accountant
+from ._heuristic import count_text as heuristic_count
+from ._images import image_rule_for
+from ._load import encoding as load_encoding
+from ._profiles import overheads_for
+
+if TYPE_CHECKING:
+    import tiktoken
+    import tokenizers
+
+__all__ = ["HFTokenizerCounter", "HeuristicCounter", "TiktokenCounter"]
+
+
+def _accountant(
+    count_text: Callable[[str], int], format: str, model: str | None, cache_size: int
+) -> Accountant:
+    """The shared arithmetic for one text counter, format and model."""
+    fmt = check_format(format)
+    images = image_rule_for(model, anthropic_format=fmt == "anthropic")
+    return Accountant(count_text, overheads_for(fmt, model), images, cache_size=cache_size)
+
+
+class HeuristicCounter:
+    """Zero-dependency estimate that knows content classes and errs high."""
+
+    __slots__ = ("_acct", "name")
+
+    def __init__(
+        self,
+        *,
+        format: str = "openai-chat",
+        model: str | None = None,
+        name: str = "heuristic",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self.name = name
+        self._acct = _accountant(heuristic_count, format, model, cache_size)
+
+    def __repr__(self) -> str:
+        return f"HeuristicCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
+
+    def count_text(self, text: str) -> int:
+        """Estimated tokens in `text` alone."""
+        return self._acct.count_text(text)
+
+    def count(self, message: Message) -> int:
+        """Estimated tokens `message` costs, framing included."""
+        return self._acct.message(message)
+
+    def fixed_overhead(self, conversation: Conversation) -> int:
+        """Reply priming plus tool definitions."""
+        return self._acct.fixed(conversation)
+
+
+class TiktokenCounter:
+    """Exact OpenAI counts with a tiktoken Encoding (packaged data, no network)."""
+
+    __slots__ = ("_acct", "encoding", "name")
+
+    def __init__(
+        self,
+        encoding: str | tiktoken.Encoding = "o200k_base",
+        *,
+        format: str = "openai-chat",
+        model: str | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self.encoding = load_encoding(encoding) if isinstance(encoding, str) else encoding
+        self.name = f"tiktoken:{self.encoding.name}"
+        self._acct = _accountant(self._encode_len, format, model, cache_size)
+
+    def __repr__(self) -> str:
+        return f"TiktokenCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
+
+    def _encode_len(self, text: str) -> int:
+        return len(self.encoding.encode(text, disallowed_special=()))
+
+    def count_text(self, text: str) -> int:
+        """Exact tokens in `text` alone."""
+        return self._acct.count_text(text)
+
+    def count(self, message: Message) -> int:
+        """Tokens `message` costs, framing included."""
+        return self._acct.message(message)
+
+    def fixed_overhead(self, conversation: Conversation) -> int:
+        """Reply priming plus tool definitions."""
+        return self._acct.fixed(conversation)
+
+
+class HFTokenizerCounter:
+    """Counts with a Hugging Face `tokenizers.Tokenizer` (a local model's tokenizer.json)."""
+
+    __slots__ = ("_acct", "name", "tokenizer")
+
+    def __init__(
+        self,
+        tokenizer: tokenizers.Tokenizer,
+        *,
+        name: str = "hf",
+        format: str = "openai-chat",
+        model: str | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.name = name
+        self._acct = _accountant(self._encode_len, format, model, cache_size)
+
+    @classmethod
+    def from_str(
+        cls,
+        json_text: str,
+        *,
+        name: str = "hf",
+        format: str = "openai-chat",
+        model: str | None = None,
+    ) -> HFTokenizerCounter:
+        """A counter from the text of a tokenizer.json."""
+        tokenizers = _import_tokenizers()
+        try:
+            tokenizer = tokenizers.Tokenizer.from_str(json_text)
+        except Exception as exc:  # the Rust side raises plain Exception subclasses
+            raise TokenizerError(f"not a valid tokenizer.json: {exc}") from exc
+        return cls(tokenizer, name=name, format=format, model=model)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, format: str = "openai-chat", model: str | None = None
+    ) -> HFTokenizerCounter:
+        """A counter from a tokenizer.json file, named `hf:<file name>`."""
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TokenizerError(f"cannot read tokenizer file {str(file)!r}: {exc}") from exc
+        return cls.from_str(text, name=f"hf:{file.name}", format=format, model=model)
+
+    def __repr__(self) -> str:
+        return f"HFTokenizerCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
+
+    def _encode_len(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def count_text(self, text: str) -> int:
+        """Tokens in `text` alone, without special tokens."""
+        return self._acct.count_text(text)
+
+    def count(self, message: Message) -> int:
+        """Tokens `message` costs, framing included."""
+        return self._acct.message(message)
+
+    def fixed_overhead(self, conversation: Conversation) -> int:
+        """Reply priming plus tool definitions."""
+        return self._acct.fixed(conversation)
+
+
+def _import_tokenizers() -> ModuleType:
+    try:
+        import tokenizers  # noqa: PLC0415 - optional extra, imported lazily (STYLE 15)
+    except ImportError as exc:
+        raise TokenizerError(
+            "tokenizer.json counting needs tokenizers: pip install 'contextfold[hf]'"
+        ) from exc
+    return tokenizers

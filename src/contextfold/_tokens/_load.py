@@ -1,0 +1,147 @@
+"""Offline tiktoken encodings from the data files shipped inside the package.
+
+Rules:
+1. Nothing is downloaded. `o200k_base` and `cl100k_base` come from `data/<name>.tiktoken.gz`
+   (read with `importlib.resources`), the exact files tiktoken would fetch, gzipped.
+2. The sha256 of the decompressed bytes must equal tiktoken's published `expected_hash`;
+   anything else (missing, corrupt, truncated data) raises TokenizerError.
+3. The Encoding is built from data, as `tiktoken.Encoding(name, pat_str=..., mergeable_ranks=...,
+   special_tokens=...)`, with pat_str and special tokens exactly as `tiktoken_ext.openai_public`
+   defines them. tiktoken itself is the optional `contextfold[tiktoken]` extra, imported lazily.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import hashlib
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Final
+
+from .._errors import TokenizerError
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = ["ENCODINGS", "EncodingSpec", "encoding", "parse_ranks", "read_packaged"]
+
+# tiktoken_ext.openai_public keeps its special-token names as module constants, but builds
+# pat_str inside each constructor; these are copied verbatim (tests compare them with it).
+ENDOFTEXT: Final = "<|endoftext|>"
+FIM_PREFIX: Final = "<|fim_prefix|>"
+FIM_MIDDLE: Final = "<|fim_middle|>"
+FIM_SUFFIX: Final = "<|fim_suffix|>"
+ENDOFPROMPT: Final = "<|endofprompt|>"
+
+CL100K_PAT: Final = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+O200K_PAT: Final = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingSpec:
+    """Everything needed to build one encoding except its ranks."""
+
+    name: str
+    file: str
+    """File name under `contextfold/_tokens/data`."""
+    sha256: str
+    """tiktoken's `expected_hash` for the uncompressed `.tiktoken` file."""
+    pat_str: str
+    special_tokens: Mapping[str, int]
+
+
+ENCODINGS: Final[Mapping[str, EncodingSpec]] = {
+    "o200k_base": EncodingSpec(
+        "o200k_base",
+        "o200k_base.tiktoken.gz",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        O200K_PAT,
+        {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+    ),
+    "cl100k_base": EncodingSpec(
+        "cl100k_base",
+        "cl100k_base.tiktoken.gz",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        CL100K_PAT,
+        {
+            ENDOFTEXT: 100257,
+            FIM_PREFIX: 100258,
+            FIM_MIDDLE: 100259,
+            FIM_SUFFIX: 100260,
+            ENDOFPROMPT: 100276,
+        },
+    ),
+}
+
+
+def read_packaged(file: str) -> bytes:
+    """The gzipped bytes of a data file shipped in the package."""
+    try:
+        return resources.files(__package__).joinpath("data", file).read_bytes()
+    except OSError as exc:
+        raise TokenizerError(
+            f"encoding data file {file!r} is missing from the contextfold package ({exc}); "
+            "reinstall contextfold"
+        ) from exc
+
+
+def parse_ranks(gzipped: bytes, expected_sha256: str) -> dict[bytes, int]:
+    """Mergeable ranks from a gzipped `.tiktoken` file, after checking its sha256."""
+    try:
+        raw = gzip.decompress(gzipped)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TokenizerError(f"encoding data is not valid gzip: {exc}") from exc
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != expected_sha256:
+        raise TokenizerError(
+            f"encoding data has sha256 {actual}, expected {expected_sha256}; "
+            "the file is corrupt or not the published one, reinstall contextfold"
+        )
+    try:
+        return {
+            base64.b64decode(token): int(rank)
+            for token, rank in (line.split() for line in raw.splitlines() if line)
+        }
+    except (ValueError, binascii.Error) as exc:  # pragma: no cover - hash already matched
+        raise TokenizerError(f"encoding data is malformed: {exc}") from exc
+
+
+@cache
+def encoding(name: str) -> tiktoken.Encoding:
+    """The tiktoken Encoding `name`, built offline from packaged data (cached)."""
+    spec = ENCODINGS.get(name)
+    if spec is None:
+        raise TokenizerError(
+            f"no packaged data for encoding {name!r}; available: {', '.join(ENCODINGS)}"
+        )
+    try:
+        import tiktoken  # noqa: PLC0415 - optional extra, imported lazily (STYLE 15)
+    except ImportError as exc:
+        raise TokenizerError(
+            "exact OpenAI token counts need tiktoken: pip install 'contextfold[tiktoken]'"
+        ) from exc
+    ranks = parse_ranks(read_packaged(spec.file), spec.sha256)
+    return tiktoken.Encoding(
+        spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=ranks,
+        special_tokens=dict(spec.special_tokens),
+    )

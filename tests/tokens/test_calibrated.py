@@ -1,0 +1,84 @@
+"""The calibrated wrapper: median of recent ratios, robust to one wild observation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextfold as cf
+from contextfold import Conversation, Message, Text
+from contextfold.testing import FixedCounter
+
+MESSAGE = Message("user", (Text("x" * 400),))
+
+
+def test_starts_neutral_and_learns_the_ratio() -> None:
+    counter = cf.CalibratedCounter(cf.HeuristicCounter())
+    base = cf.HeuristicCounter().count(MESSAGE)
+    assert counter.ratio == 1.0
+    assert counter.count(MESSAGE) == base
+    for _ in range(3):
+        counter.observe(1000, 1200)
+    assert counter.ratio == pytest.approx(1.2)
+    assert counter.count(MESSAGE) >= base * 1.2
+    assert counter.name == "calibrated(heuristic)"
+    assert counter.observations == 3
+    counter.reset()
+    assert counter.ratio == 1.0
+
+
+def test_empty_and_negative_observations() -> None:
+    counter = cf.CalibratedCounter(FixedCounter())
+    counter.observe(0, 100)
+    counter.observe(100, 0)
+    assert counter.observations == 0
+    with pytest.raises(cf.ConfigurationError):
+        counter.observe(-1, 10)
+    assert counter.name == "calibrated(custom)"
+    with pytest.raises(cf.ConfigurationError):
+        counter.count_text("plain text needs a ConversationCounter inside")
+
+
+@pytest.mark.parametrize("kwargs", [{"window": 0}, {"min_ratio": 0}, {"max_ratio": 0.5}])
+def test_bad_options(kwargs: dict[str, float]) -> None:
+    with pytest.raises(cf.ConfigurationError):
+        cf.CalibratedCounter(FixedCounter(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_ratio_is_clamped() -> None:
+    counter = cf.CalibratedCounter(FixedCounter(), min_ratio=0.5, max_ratio=2.0)
+    counter.observe(10, 1000)
+    assert counter.ratio == 2.0
+
+
+normal_ratio = st.floats(0.6, 1.6)
+
+
+@given(
+    ratios=st.lists(normal_ratio, min_size=2, max_size=15),
+    outlier_factor=st.sampled_from([0.1, 10.0]),
+    position=st.integers(0, 15),
+)
+def test_one_outlier_stays_within_the_normal_range(
+    ratios: list[float], outlier_factor: float, position: int
+) -> None:
+    counter = cf.CalibratedCounter(cf.HeuristicCounter(), window=16)
+    observations = [round(1000 * r) for r in ratios]
+    observations.insert(min(position, len(observations)), round(1000 * outlier_factor))
+    for actual in observations:
+        counter.observe(1000, actual)
+    normal = [round(1000 * r) / 1000 for r in ratios]
+    assert min(normal) <= counter.ratio <= max(normal)
+
+
+@given(st.lists(st.tuples(st.integers(1, 10**6), st.integers(1, 10**6)), max_size=40))
+def test_totals_stay_additive(observations: list[tuple[int, int]]) -> None:
+    counter = cf.CalibratedCounter(cf.HeuristicCounter())
+    for estimated, actual in observations:
+        counter.observe(estimated, actual)
+    conv = Conversation((MESSAGE, MESSAGE))
+    assert cf.count_conversation(conv, counter) == cf.fixed_overhead(conv, counter) + 2 * (
+        counter.count(MESSAGE)
+    )
+    assert counter.fixed_overhead(conv) >= 1

@@ -1,0 +1,176 @@
+"""Image tokens: the providers' worked examples, header parsing, conservative defaults."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold._tokens._images import (
+    ANTHROPIC_AREA,
+    AreaRule,
+    PatchRule,
+    TileRule,
+    image_rule_for,
+    image_size,
+    image_tokens,
+)
+
+GPT_4O = TileRule(85, 170)
+
+
+# --- worked examples from the OpenAI and Anthropic vision guides ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "detail", "tokens"),
+    [
+        ((1024, 1024), "high", 765),  # scaled to 768x768: 4 tiles
+        ((2048, 4096), "high", 1105),  # 1024x2048, then 768x1536: 6 tiles
+        ((4096, 8192), "low", 85),  # low detail is fixed
+        ((1024, 1024), None, 765),  # no detail means auto, priced as high
+        ((500, 500), "auto", 255),  # one tile, never scaled up
+        ((513, 500), "high", 425),
+        ((513, 513), "high", 765),
+    ],
+)
+def test_openai_tile_examples(size: tuple[int, int], detail: str | None, tokens: int) -> None:
+    assert image_tokens(GPT_4O, size, detail) == tokens  # type: ignore[arg-type]
+
+
+def test_openai_patch_examples() -> None:
+    # 1024x1024: 32x32 = 1024 patches, under the 1536 cap.
+    assert image_tokens(PatchRule(1.0), (1024, 1024)) == 1024
+    # 1800x2400: 4275 patches, scaled by sqrt(1536*32^2/(1800*2400)), width snapped to
+    # 33 patches: 33 * 44 = 1452.
+    assert image_tokens(PatchRule(1.0), (1800, 2400)) == 1452
+    assert image_tokens(PatchRule(1.62), (1024, 1024)) == 1659  # gpt-4.1-mini multiplier
+    assert image_tokens(PatchRule(1.62), (1024, 1024), "low") == 1659  # detail has no effect
+
+
+@pytest.mark.parametrize(
+    ("size", "tokens"),
+    [((200, 200), 54), ((1000, 1000), 1334), ((1092, 1092), 1590)],
+)
+def test_anthropic_examples(size: tuple[int, int], tokens: int) -> None:
+    assert image_tokens(ANTHROPIC_AREA, size) == tokens
+
+
+def test_anthropic_downscales_to_the_documented_maximum() -> None:
+    assert image_tokens(ANTHROPIC_AREA, (3136, 1568)) == image_tokens(ANTHROPIC_AREA, (1568, 784))
+    assert image_tokens(ANTHROPIC_AREA, (8000, 8000)) <= 1600
+
+
+def test_unknown_size_costs_the_formula_maximum() -> None:
+    assert image_tokens(GPT_4O, None, "high") == 85 + 8 * 170
+    assert image_tokens(GPT_4O, None, "low") == 85
+    assert image_tokens(PatchRule(1.72), None) == 2642
+    assert image_tokens(ANTHROPIC_AREA, None) == 1600
+
+
+@given(st.integers(1, 20_000), st.integers(1, 20_000), st.sampled_from(["low", "high", None]))
+def test_unknown_size_is_never_cheaper_than_a_known_one(w: int, h: int, detail: str | None) -> None:
+    for rule in (GPT_4O, TileRule(70, 140), PatchRule(2.46), AreaRule()):
+        known = image_tokens(rule, (w, h), detail)  # type: ignore[arg-type]
+        assert 0 < known <= image_tokens(rule, None, detail)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("model", "rule"),
+    [
+        ("gpt-4o-2024-08-06", GPT_4O),
+        ("gpt-4o-mini", TileRule(2833, 5667)),
+        ("gpt-4.1", GPT_4O),
+        ("gpt-4.1-mini-2025-04-14", PatchRule(1.62)),
+        ("gpt-5", TileRule(70, 140)),
+        ("gpt-5-nano", PatchRule(2.46)),
+        ("o3", TileRule(75, 150)),
+        ("o4-mini", PatchRule(1.72)),
+        ("claude-sonnet-4-5", ANTHROPIC_AREA),
+        ("qwen2.5-vl-7b", GPT_4O),
+        (None, GPT_4O),
+    ],
+)
+def test_rule_for_model(model: str | None, rule: object) -> None:
+    assert image_rule_for(model) == rule
+
+
+def test_unknown_model_in_anthropic_format_uses_the_area_rule() -> None:
+    assert image_rule_for("some-proxy-model", anthropic_format=True) == ANTHROPIC_AREA
+
+
+# --- reading sizes from headers --------------------------------------------------------------
+
+
+def data_url(raw: bytes, media: str = "image/png") -> str:
+    return f"data:{media};base64,{base64.b64encode(raw).decode()}"
+
+
+def png(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = (
+        struct.pack(">I", len(ihdr))
+        + b"IHDR"
+        + ihdr
+        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    )
+    return b"\x89PNG\r\n\x1a\n" + chunk + b"\x00" * 16
+
+
+def jpeg(width: int, height: int, exif: int = 0) -> bytes:
+    app1 = b"\xff\xe1" + struct.pack(">H", exif + 2) + b"\x00" * exif
+    sof0 = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, height, width, 3) + b"\x00" * 9
+    return b"\xff\xd8" + app1 + b"\xff\xdb\x00\x04\x00\x00" + sof0 + b"\xff\xd9"
+
+
+def gif(width: int, height: int) -> bytes:
+    return b"GIF89a" + struct.pack("<HH", width, height) + b"\x00" * 8
+
+
+def webp_vp8x(width: int, height: int) -> bytes:
+    body = b"VP8X" + struct.pack("<I", 10) + b"\x00" * 4
+    body += (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little")
+    return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body
+
+
+def webp_vp8l(width: int, height: int) -> bytes:
+    bits = (width - 1) | ((height - 1) << 14)
+    body = b"VP8L" + struct.pack("<I", 5) + b"\x2f" + bits.to_bytes(4, "little")
+    return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body
+
+
+def webp_vp8(width: int, height: int) -> bytes:
+    frame = b"\x00\x00\x00" + b"\x9d\x01\x2a" + struct.pack("<HH", width, height)
+    body = b"VP8 " + struct.pack("<I", len(frame)) + frame
+    return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body
+
+
+@pytest.mark.parametrize("build", [png, gif, webp_vp8x, webp_vp8l, webp_vp8])
+@pytest.mark.parametrize("size", [(1, 1), (800, 600), (4000, 3000)])
+def test_sizes_from_headers(build: object, size: tuple[int, int]) -> None:
+    assert callable(build)
+    assert image_size(data_url(build(*size))) == size
+
+
+@pytest.mark.parametrize("exif", [0, 100, 20_000])
+def test_jpeg_size_after_other_segments(exif: int) -> None:
+    assert image_size(data_url(jpeg(1920, 1080, exif), "image/jpeg")) == (1920, 1080)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "https://example.com/cat.png",
+        "data:image/png;base64,not*base64",
+        "data:image/png,rawbytes",
+        data_url(b"this is not an image"),
+        data_url(png(10, 10)[:12]),
+        data_url(b"\xff\xd8\xff\xe1\x00"),
+    ],
+)
+def test_unknown_sizes(source: str) -> None:
+    assert image_size(source) is None
