@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._adapters import FORMATS, Format, detect, parse, render, validate
 from ._archive import Archive, ArchiveEntry
+from ._compact import CompactResult, acompact, compact
 from ._errors import (
     AmbiguousFormat,
     ArchiveError,
@@ -18,6 +19,7 @@ from ._errors import (
     TokenizerError,
     UnknownReference,
 )
+from ._manager import ContextManager
 from ._messages import (
     Card,
     Conversation,
@@ -34,8 +36,12 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._policy import Policy
 from ._recall_tool import RECALL_TOOL_NAME, answer_recall, recall_tool
+from ._report import Report, SummaryInfo
 from ._storage import ArchiveStore, MemoryStore, SqliteStore
+from ._strategies._eviction import Eviction, evict_fraction, fit, max_of, min_of, retain_last
+from ._strategies._steps import Chain, chain, drop, mask, prune, summarize
 from ._summarizers._anthropic import AnthropicSummarizer
 from ._summarizers._cache import CachedSummarizer, SummaryCache
 from ._summarizers._fallback import FallbackSummarizer
@@ -66,10 +72,14 @@ __all__ = [
     "CachedSummarizer",
     "CalibratedCounter",
     "Card",
+    "Chain",
+    "CompactResult",
     "ConfigurationError",
     "ContextFoldError",
+    "ContextManager",
     "Conversation",
     "ConversationCounter",
+    "Eviction",
     "FallbackSummarizer",
     "Format",
     "HFTokenizerCounter",
@@ -83,14 +93,17 @@ __all__ = [
     "Opaque",
     "OpenAISummarizer",
     "Part",
+    "Policy",
     "Problem",
     "Reasoning",
+    "Report",
     "Role",
     "SqliteStore",
     "Summarizer",
     "SummarizerError",
     "Summary",
     "SummaryCache",
+    "SummaryInfo",
     "SummaryRequest",
     "SummaryResult",
     "Text",
@@ -102,15 +115,27 @@ __all__ = [
     "ToolSpec",
     "UnknownReference",
     "__version__",
+    "acompact",
     "answer_recall",
+    "chain",
+    "compact",
     "count_conversation",
     "count_tokens",
     "counter_for",
     "detect",
+    "drop",
+    "evict_fraction",
+    "fit",
     "fixed_overhead",
+    "mask",
+    "max_of",
+    "min_of",
     "parse",
+    "prune",
     "recall_tool",
     "render",
+    "retain_last",
+    "summarize",
     "summarizer_from_spec",
     "validate",
 ]

@@ -91,3 +91,11 @@ def validate(payload: object, format: str | None = None) -> list[Problem]:
     plain = to_plain(payload)
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return _ADAPTERS[fmt].validate(plain)
+
+
+def item_count(payload: object) -> int:
+    """Messages (or input items) in the wire list of `payload`; lifted system prompts excluded."""
+    plain = to_plain(payload)
+    if isinstance(plain, Mapping):
+        plain = plain.get("messages", plain.get("input"))
+    return len(plain) if isinstance(plain, list) else 1 if isinstance(plain, str) else 0

@@ -1,0 +1,172 @@
+"""One-shot compaction of a wire payload: `compact()` and `acompact()`.
+
+Rules:
+1. The output has the input's format and shape (a list stays a list, a request body
+   stays a request body with every other field untouched).
+2. A payload that fits and needs no repair comes back as the very same object.
+3. Otherwise it is compacted down to the low-water mark (`low` x budget).
+4. `pins` and `droppable` are indices into the payload's message (or item) list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ._adapters import Format, item_count, parse, render
+from ._archive import Archive
+from ._engine._counting import counter_name, fixed_overhead, resolve_counter
+from ._engine._drive import arun, run
+from ._engine._flow import Marks, Outcome, Settings, compact_flow
+from ._errors import ConfigurationError, UnknownReference
+from ._messages import Conversation, Message, Part
+from ._policy import Policy
+from ._report import Report
+from ._summarizers._ledger import LedgerSummarizer
+from ._summarizers._protocol import Summarizer
+from ._tokens._protocol import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class CompactResult:
+    """The compacted payload, what was done, and the archive behind its markers."""
+
+    payload: object
+    """Same format and shape as the input."""
+    report: Report
+    archive: Archive
+    format: Format
+    conversation: Conversation
+    """The compacted conversation in neutral form."""
+
+    def recall(self, ref: str) -> Message | Part | str:
+        """The original payload behind a marker's reference."""
+        if ref not in self.archive:
+            raise UnknownReference(ref)
+        return self.archive.get(ref)
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    fmt: Format
+    conversation: Conversation
+    settings: Settings
+    marks: Marks
+    archive: Archive
+    summarizer: Summarizer
+
+
+def _job(
+    payload: object,
+    budget: int,
+    *,
+    model: str | None,
+    format: str | None,
+    summarizer: Summarizer | None,
+    counter: TokenCounter | None,
+    archive: Archive | None,
+    pins: Iterable[int],
+    droppable: Iterable[int],
+    policy: Policy | None,
+    options: Mapping[str, object],
+) -> _Job:
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
+    fmt, conversation = parse(payload, format)
+    resolved = (policy or Policy()).replace(**options) if options else (policy or Policy())
+    tokens = resolve_counter(model, fmt, counter)
+    overhead = fixed_overhead(conversation, tokens)
+    total = overhead + sum(tokens.count(m) for m in conversation.messages)
+    target = budget if total <= budget else int(resolved.low * budget)
+    offset = len(conversation.messages) - item_count(payload)
+    settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
+    marks = Marks(_shift(pins, offset, "pins"), _shift(droppable, offset, "droppable"))
+    return _Job(
+        fmt, conversation, settings, marks, archive or Archive(), summarizer or LedgerSummarizer()
+    )
+
+
+def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:
+    out = set()
+    for index in indices:
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise ConfigurationError(f"{name} must be message indices, got {index!r}")
+        out.add(index + offset)
+    return frozenset(out)
+
+
+def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
+    if not outcome.report.compacted:
+        return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)
+    conversation = Conversation(
+        outcome.messages,
+        shape=job.conversation.shape,
+        tools=job.conversation.tools,
+        extras=job.conversation.extras,
+    )
+    rendered = render(conversation, job.fmt)
+    return CompactResult(rendered, outcome.report, job.archive, job.fmt, conversation)
+
+
+def compact(
+    payload: object,
+    budget: int,
+    model: str | None = None,
+    *,
+    format: str | None = None,
+    summarizer: Summarizer | None = None,
+    counter: TokenCounter | None = None,
+    archive: Archive | None = None,
+    pins: Iterable[int] = (),
+    droppable: Iterable[int] = (),
+    policy: Policy | None = None,
+    **options: object,
+) -> CompactResult:
+    """Fit `payload` into `budget` tokens; policy fields may be passed as keywords."""
+    job = _job(
+        payload,
+        budget,
+        model=model,
+        format=format,
+        summarizer=summarizer,
+        counter=counter,
+        archive=archive,
+        pins=pins,
+        droppable=droppable,
+        policy=policy,
+        options=options,
+    )
+    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
+    return _finish(job, payload, run(flow, job.summarizer))
+
+
+async def acompact(
+    payload: object,
+    budget: int,
+    model: str | None = None,
+    *,
+    format: str | None = None,
+    summarizer: Summarizer | None = None,
+    counter: TokenCounter | None = None,
+    archive: Archive | None = None,
+    pins: Iterable[int] = (),
+    droppable: Iterable[int] = (),
+    policy: Policy | None = None,
+    **options: object,
+) -> CompactResult:
+    """Awaitable `compact`: summaries come from `asummarize` when the summarizer has it."""
+    job = _job(
+        payload,
+        budget,
+        model=model,
+        format=format,
+        summarizer=summarizer,
+        counter=counter,
+        archive=archive,
+        pins=pins,
+        droppable=droppable,
+        policy=policy,
+        options=options,
+    )
+    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
+    return _finish(job, payload, await arun(flow, job.summarizer))

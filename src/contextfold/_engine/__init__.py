@@ -1,0 +1,1 @@
+"""Internal package: applying plans to conversations; the public API is `contextfold`."""

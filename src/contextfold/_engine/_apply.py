@@ -1,0 +1,115 @@
+"""Apply a plan to the grouped messages: keep, prune, mask, fold or drop each unit.
+
+Rules:
+1. Units are applied whole and in order; survivors keep their relative order (I2).
+2. Every payload that leaves (fold, drop) or shrinks (prune, mask) is archived first,
+   and its reference is recorded for the report (I5).
+3. Folded messages are collected, with their references, for the summarizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .._messages import Message, Part
+from .._planning._plan import Action, Plan
+from .._planning._units import Unit
+from .._report import SummaryInfo
+from .._tokens._protocol import TokenCounter
+from ._transform import PruneSize, count_markers, mask_message, prune_message
+
+
+class Archiver(Protocol):
+    """Where originals go; `put` returns the reference shown in markers."""
+
+    def put(self, item: Message | Part | str, *, label: str | None = None) -> str:
+        """Store `item`; the same content always gets the same reference."""
+        ...
+
+
+@dataclass(slots=True)
+class Applied:
+    """The result of applying a plan, before the preamble is rebuilt."""
+
+    messages: list[Message] = field(default_factory=list)
+    origins: list[int | None] = field(default_factory=list)
+    """Input index of each output message (None for messages the engine made)."""
+    folded: list[Message] = field(default_factory=list)
+    first_folded: int | None = None
+    """Input index of the first folded message: where the summary goes."""
+    folded_refs: list[str] = field(default_factory=list)
+    dropped: list[Message] = field(default_factory=list)
+    dropped_refs: list[str] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)
+    pruned: int = 0
+    masked: int = 0
+    summaries: list[SummaryInfo] = field(default_factory=list)
+
+    @property
+    def removed(self) -> bool:
+        """True when some message was folded or dropped."""
+        return bool(self.folded or self.dropped)
+
+
+@dataclass(frozen=True, slots=True)
+class Tools:
+    """What applying a plan needs besides the plan."""
+
+    prune: PruneSize
+    prose_over: int
+    counter: TokenCounter
+    archive: Archiver
+
+
+def apply_plan(
+    body: Sequence[Message],
+    origins: Sequence[int | None],
+    units: Sequence[Unit],
+    plan: Plan,
+    tools: Tools,
+) -> Applied:
+    """Carry out `plan` (rules 1-3)."""
+    out = Applied()
+
+    def ref(item: Part) -> str:
+        value = tools.archive.put(item)
+        out.refs.append(value)
+        return value
+
+    for unit, action in zip(units, plan.actions, strict=True):
+        for i in range(unit.start, unit.stop):
+            before = len(out.messages)
+            if action is Action.FOLD and out.first_folded is None:
+                out.first_folded = origins[i]
+            _apply_one(body[i], action, tools, ref, out)
+            out.origins.extend([origins[i]] * (len(out.messages) - before))
+    return out
+
+
+def _apply_one(message: Message, action: Action, tools: Tools, ref: _RefFn, out: Applied) -> None:
+    match action:
+        case Action.KEEP:
+            out.messages.append(message)
+        case Action.PRUNE:
+            new = prune_message(message, ref, tools.prune, tools.counter)
+            out.pruned += count_markers(message, new)
+            out.messages.append(new)
+        case Action.MASK:
+            new = mask_message(message, ref, tools.prose_over, tools.counter)
+            out.masked += count_markers(message, new)
+            out.messages.append(new)
+        case Action.FOLD | Action.DROP:
+            value = tools.archive.put(message)
+            out.refs.append(value)
+            if action is Action.FOLD:
+                out.folded.append(message)
+                out.folded_refs.append(value)
+            else:
+                out.dropped.append(message)
+                out.dropped_refs.append(value)
+
+
+class _RefFn(Protocol):
+    def __call__(self, item: Part, /) -> str: ...

@@ -1,0 +1,60 @@
+"""The constraint card during a compaction: what it will hold, and its size bound.
+
+Rules:
+1. The card holds the rules of user messages that leave the verbatim view (folded or
+   dropped), merged into the card already there; newer rules on a subject win and the
+   older ones are archived.
+2. Before planning, the card's size is bounded by the card every unprotected user
+   message could produce, plus a reference's worth of tokens per rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._card import CardState, parse_card, render_card
+from .._messages import Card, Message
+from .._planning._plan import Protection
+from .._planning._units import Unit, UnitKind
+from .._tokens._protocol import TokenCounter
+from ._apply import Archiver
+from ._transform import REF_TOKENS_MAX
+
+
+def new_card(
+    existing: str | None,
+    sources: Sequence[tuple[Message, str]],
+    archive: Archiver | None,
+) -> tuple[str | None, int]:
+    """The card text after adding the rules of `sources` (message, ref), and its size."""
+    state = parse_card(existing) if existing else CardState()
+    for message, ref in sources:
+        if message.role != "user":
+            continue
+        state, superseded = state.update(message, ref)
+        if archive is not None:
+            for rule in superseded:
+                archive.put(rule.text, label="superseded rule")
+    if not state.rules:
+        return None, 0
+    return render_card(state), len(state.rules)
+
+
+def card_bound(
+    existing: str | None,
+    body: Sequence[Message],
+    units: Sequence[Unit],
+    protection: Sequence[Protection],
+    counter: TokenCounter,
+) -> int:
+    """Upper bound of the card message's tokens after this compaction (rule 2)."""
+    sources = [
+        (body[i], "")
+        for k, unit in enumerate(units)
+        if unit.kind in (UnitKind.USER, UnitKind.EXCHANGE) and protection[k] is Protection.NONE
+        for i in range(unit.start, unit.stop)
+    ]
+    text, rules = new_card(existing, sources, None)
+    if text is None:
+        return 0
+    return counter.count(Message("user", (Card(text),))) + REF_TOKENS_MAX * rules

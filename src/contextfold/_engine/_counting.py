@@ -1,0 +1,23 @@
+"""The engine's seam to token accounting: pick a counter, measure fixed overhead."""
+
+from __future__ import annotations
+
+from .._messages import Conversation
+from .._tokens._accounting import fixed_overhead as _fixed_overhead
+from .._tokens._api import counter_for
+from .._tokens._protocol import TokenCounter
+
+
+def resolve_counter(model: str | None, format: str, counter: TokenCounter | None) -> TokenCounter:
+    """The caller's counter, or the best offline counter for `model` in `format`."""
+    return counter if counter is not None else counter_for(model, format)
+
+
+def counter_name(counter: TokenCounter) -> str:
+    """A short name for reports."""
+    return str(getattr(counter, "name", type(counter).__name__))
+
+
+def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:
+    """Tokens outside the messages: reply priming and tool schemas."""
+    return _fixed_overhead(conversation, counter)

@@ -1,0 +1,239 @@
+"""The compaction flow: measure, plan, apply; summaries are requested, never fetched.
+
+Rules:
+1. `compact_flow` is a generator: it yields a SummaryRequest whenever it needs a summary
+   and receives the SummaryResult; sync and async drivers only pump it (STYLE rule 3).
+2. Order: take the preamble and bridges off, repair, group into units, measure, plan
+   (pure), apply the plan, fold summaries, rebuild the card, put the preamble back,
+   bridge turns where the format needs alternation, count the result.
+3. Every payload that leaves or shrinks is archived first; its reference is reported.
+4. When the plan changes nothing and nothing was repaired, the input comes back as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+
+from .._messages import Message, Summary
+from .._planning._plan import Plan, PlanBudget
+from .._planning._planner import plan as make_plan
+from .._planning._units import Unit, group_units
+from .._policy import Policy
+from .._report import Report
+from .._strategies._steps import Mask, Prune
+from .._summarizers._protocol import SummaryRequest, SummaryResult
+from .._tokens._protocol import TokenCounter
+from ._apply import Applied, Archiver, Tools, apply_plan
+from ._cards import card_bound, new_card
+from ._costs import protections, resolve_prune, unit_costs
+from ._preamble import BEFORE_ALL, Split, insert, placements, split
+from ._repair import repair
+from ._shape import BRIDGE_REF, SHAPES, add_bridges
+from ._shape import bridge as bridge_message
+from ._summary import fold, reserve_for, summary_cap
+from ._transform import PruneSize
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything one compaction needs, already resolved."""
+
+    budget: int
+    target: int
+    format: str
+    policy: Policy
+    counter: TokenCounter
+    counter_name: str
+    overhead: int
+    """Fixed tokens outside the messages: reply priming and tool schemas."""
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """Caller marks on input messages, by index."""
+
+    pinned: frozenset[int] = field(default_factory=frozenset)
+    droppable: frozenset[int] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The compacted messages and the report."""
+
+    messages: tuple[Message, ...]
+    report: Report
+    origins: tuple[int | None, ...]
+    """Input index of each output message; None for card, summary, bridges, repairs."""
+
+
+@dataclass(slots=True)
+class _Prepared:
+    parts: Split
+    body: list[Message]
+    origins: list[int | None]
+    units: list[Unit]
+    notes: tuple[str, ...]
+
+
+def compact_flow(
+    messages: Sequence[Message], settings: Settings, marks: Marks, archive: Archiver
+) -> Generator[SummaryRequest, SummaryResult, Outcome]:
+    """Compact `messages` toward `settings.target` (rules 1-4)."""
+    counter = settings.counter
+    before = settings.overhead + sum(counter.count(m) for m in messages)
+    prep = _prepare(messages, settings, archive)
+    prune = _prune_size(settings)
+    the_plan = _plan(prep, settings, marks, prune)
+    if not the_plan.changes and not prep.notes and not prep.parts.bridges:
+        report = _report(settings, before, before, the_plan, _Done(Applied(), prep.notes, 0, False))
+        return Outcome(tuple(messages), report, tuple(range(len(messages))))
+    mask = settings.policy.steps.get("mask")
+    prose_over = mask.prose_over if isinstance(mask, Mask) else 0
+    tools = Tools(prune, prose_over, counter, archive)
+    applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
+    items, rules = prep.parts.artifacts, 0
+    if applied.removed:
+        items, rules = yield from _new_artifacts(applied, prep, settings, archive)
+    n_system = len(prep.parts.system)
+    body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
+    out = applied.messages[:n_system] + body
+    origins = applied.origins[:n_system] + origins
+    if SHAPES[settings.format].alternate:
+        out, origins = add_bridges(out, origins, archive.put)
+    if out == list(messages):  # only regenerated bridges: nothing changed
+        report = _report(settings, before, before, the_plan, _Done(Applied(), (), 0, False))
+        return Outcome(tuple(messages), report, tuple(range(len(messages))))
+    after = settings.overhead + sum(counter.count(m) for m in out)
+    report = _report(settings, before, after, the_plan, _Done(applied, prep.notes, rules, True))
+    return Outcome(tuple(out), report, tuple(origins))
+
+
+def _new_artifacts(
+    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver
+) -> Generator[SummaryRequest, SummaryResult, tuple[list[tuple[int, Message]], int]]:
+    """Fold the summary and rebuild the card; returns their placements and the card size."""
+    parts = prep.parts
+    summary = parts.summary
+    anchor = next((a for a, m in parts.artifacts if _has_summary(m)), BEFORE_ALL)
+    if applied.folded:
+        summary = yield from fold(
+            applied,
+            parts.summary,
+            policy=settings.policy,
+            budget=settings.budget,
+            counter=settings.counter,
+            archive=archive,
+        )
+        anchor = applied.first_folded if applied.first_folded is not None else BEFORE_ALL
+    first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
+    if first is None or anchor <= first:
+        anchor = BEFORE_ALL
+    sources = list(zip(applied.folded, applied.folded_refs, strict=True))
+    sources += zip(applied.dropped, applied.dropped_refs, strict=True)
+    card, rules = new_card(parts.card, sources, archive)
+    joined = SHAPES[settings.format].joined_preamble
+    return placements(card, summary, anchor, joined), rules
+
+
+def _has_summary(message: Message) -> bool:
+    return any(isinstance(p, Summary) for p in message.parts)
+
+
+def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
+    parts = split(messages)
+    body = list(parts.system)
+    origins: list[int | None] = list(range(len(parts.system)))
+    notes: tuple[str, ...] = ()
+    if settings.policy.repair:
+        fixed = repair(parts.body, parts.origins, SHAPES[settings.format], archive.put)
+        body += fixed.messages
+        origins += fixed.origins
+        notes = tuple(fixed.notes)
+    else:
+        body += parts.body
+        origins += parts.origins
+    return _Prepared(parts, body, origins, group_units(body), notes)
+
+
+def _prune_size(settings: Settings) -> PruneSize:
+    step = settings.policy.steps.get("prune")
+    return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
+
+
+def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -> Plan:
+    policy, counter = settings.policy, settings.counter
+    pinned = [o is not None and o in marks.pinned for o in prep.origins]
+    droppable = [o is not None and o in marks.droppable for o in prep.origins]
+    protection = protections(
+        prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user
+    )
+    counts = [counter.count(m) for m in prep.body]
+    costs = unit_costs(
+        prep.units,
+        messages=prep.body,
+        counts=counts,
+        protection=protection,
+        droppable=droppable,
+        steps=policy.steps,
+        prune_size=prune,
+        counter=counter,
+    )
+    card = card_bound(prep.parts.card, prep.body, prep.units, protection, counter)
+    summary = prep.parts.summary
+    current = counter.count(Message("user", (Summary(summary),))) if summary else 0
+    reserve = reserve_for(policy, settings.budget)
+    bridge = (
+        counter.count(bridge_message("assistant", BRIDGE_REF))
+        if SHAPES[settings.format].alternate
+        else 0
+    )
+    budget = PlanBudget(
+        available=settings.target - settings.overhead,
+        limit=settings.budget - settings.overhead,
+        preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
+        preamble_folded=card + summary_cap(reserve, counter) + bridge,
+        preamble_dropped=card + current + bridge,
+        bridge=bridge,
+    )
+    return make_plan(costs, budget, policy.steps, policy.tail_share)
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    applied: Applied
+    notes: tuple[str, ...]
+    rules: int
+    compacted: bool
+
+
+def _report(settings: Settings, before: int, after: int, the_plan: Plan, done: _Done) -> Report:
+    fits = after <= settings.budget
+    if not done.compacted:
+        reason = "fits without compaction" if fits else the_plan.reason
+    elif not the_plan.changes:
+        reason = "repaired; fits without compaction" if fits else the_plan.reason
+    else:
+        reason = the_plan.reason
+    applied = done.applied
+    last = applied.summaries[-1].summarizer if applied.summaries else None
+    return Report(
+        tokens_before=before,
+        tokens_after=after,
+        budget=settings.budget,
+        target=settings.target,
+        fits=fits,
+        reason=reason,
+        format=settings.format,
+        counter=settings.counter_name,
+        compacted=done.compacted,
+        pruned=applied.pruned,
+        masked=applied.masked,
+        summarized=len(applied.folded),
+        dropped=len(applied.dropped),
+        repaired=done.notes,
+        refs=tuple(dict.fromkeys(applied.refs)),
+        summarizer=last,
+        summaries=tuple(applied.summaries),
+        card_rules=done.rules,
+    )

@@ -1,0 +1,125 @@
+"""Take compaction artifacts out of a conversation, and put new ones back in place.
+
+Rules:
+1. Reading: card and summary messages are lifted out wherever they are, remembering the
+   input index of the message that followed each (its anchor); bridges are dropped
+   (they are regenerated on writing).
+2. Writing: the card goes right after the system prompt; the summary goes where the
+   oldest folded turn was, which is right after the system prompt (and the card) unless
+   protected turns, such as the user's task, came before it. Unchanged artifacts go back
+   to their anchors.
+3. The summary text is SUMMARY_INTRO then the summarizer's body; `summary_body`
+   recovers the body for an anchored merge.
+4. Card and summary share one user message when the format needs alternating turns and
+   nothing stands between them; otherwise each has its own user message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from .._messages import SUMMARY_HEADER, Card, Message, Summary
+from .._planning._units import UnitKind, group_units
+
+SUMMARY_INTRO: Final = (
+    f"{SUMMARY_HEADER} Summary of the earlier conversation, folded by contextfold. "
+    "References like r0123456789 recall an original with the contextfold_recall tool.\n\n"
+)
+BEFORE_ALL: Final = -1
+"""Anchor that places an artifact right after the system prompt."""
+
+
+@dataclass(slots=True)
+class Split:
+    """A conversation with its artifacts lifted out (rule 1)."""
+
+    system: list[Message] = field(default_factory=list)
+    body: list[Message] = field(default_factory=list)
+    origins: list[int | None] = field(default_factory=list)
+    card: str | None = None
+    summary: str | None = None
+    artifacts: list[tuple[int, Message]] = field(default_factory=list)
+    """(anchor, message) for each card or summary message as it was."""
+    bridges: int = 0
+
+
+def split(messages: Sequence[Message]) -> Split:
+    """System prefix, lifted artifacts and the rest (rule 1)."""
+    out = Split()
+    for unit in group_units(messages):
+        span = messages[unit.start : unit.stop]
+        if unit.kind is UnitKind.SYSTEM:
+            out.system.extend(span)
+        elif unit.kind in (UnitKind.PREAMBLE, UnitKind.BRIDGE):
+            for offset, message in enumerate(span):
+                _lift(message, unit.start + offset + 1, out)
+        else:
+            out.body.extend(span)
+            out.origins.extend(range(unit.start, unit.stop))
+    return out
+
+
+def _lift(message: Message, anchor: int, out: Split) -> None:
+    found = False
+    for part in message.parts:
+        if isinstance(part, Card):
+            out.card, found = part.text, True
+        elif isinstance(part, Summary):
+            out.summary, found = part.text, True
+    if found:
+        out.artifacts.append((anchor, message))
+    else:
+        out.bridges += 1
+
+
+def summary_body(text: str | None) -> str | None:
+    """The summarizer's body inside a summary text (rule 3)."""
+    if text is None:
+        return None
+    if text.startswith(SUMMARY_INTRO):
+        return text[len(SUMMARY_INTRO) :]
+    return text[len(SUMMARY_HEADER) :].lstrip()
+
+
+def summary_text(body: str) -> str:
+    """The full summary text for a summarizer's body."""
+    return SUMMARY_INTRO + body.strip()
+
+
+def placements(
+    card: str | None, summary: str | None, summary_anchor: int, joined: bool
+) -> list[tuple[int, Message]]:
+    """(anchor, message) for a new card and summary (rules 2 and 4)."""
+    if joined and card and summary and summary_anchor == BEFORE_ALL:
+        return [(BEFORE_ALL, Message("user", (Card(card), Summary(summary))))]
+    out: list[tuple[int, Message]] = []
+    if card:
+        out.append((BEFORE_ALL, Message("user", (Card(card),))))
+    if summary:
+        out.append((summary_anchor, Message("user", (Summary(summary),))))
+    return out
+
+
+def insert(
+    body: Sequence[Message],
+    origins: Sequence[int | None],
+    items: Sequence[tuple[int, Message]],
+) -> tuple[list[Message], list[int | None]]:
+    """Put each (anchor, message) before the first body message from that anchor on."""
+    pending = sorted(items, key=lambda item: item[0])
+    out: list[Message] = []
+    out_origins: list[int | None] = []
+    last = BEFORE_ALL
+    for message, origin in zip(body, origins, strict=True):
+        last = origin if origin is not None else last
+        while pending and pending[0][0] <= last:
+            out.append(pending.pop(0)[1])
+            out_origins.append(None)
+        out.append(message)
+        out_origins.append(origin)
+    for _, message in pending:
+        out.append(message)
+        out_origins.append(None)
+    return out, out_origins

@@ -1,0 +1,72 @@
+"""Structural rules of each wire format that the engine must respect when it edits.
+
+Rules:
+1. `alternate`: user and assistant turns must alternate and the first turn after the
+   system prompt must be a user turn (Anthropic). The engine keeps this by inserting
+   BRIDGE messages: one Marker pointing at a fixed archived note, in the missing role.
+2. `results_in_user`: tool results travel inside a user message (Anthropic) rather than
+   in messages of their own (OpenAI chat `tool` messages, Responses output items).
+3. `joined_preamble`: the card and the summary share one user message (Anthropic, to
+   keep alternation) instead of one message each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from .._messages import Message, Role
+from ._transform import marker
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """The structural rules of one wire format."""
+
+    alternate: bool
+    results_in_user: bool
+    joined_preamble: bool
+
+
+SHAPES: Final[Mapping[str, Shape]] = {
+    "openai-chat": Shape(alternate=False, results_in_user=False, joined_preamble=False),
+    "openai-responses": Shape(alternate=False, results_in_user=False, joined_preamble=False),
+    "anthropic": Shape(alternate=True, results_in_user=True, joined_preamble=True),
+}
+
+BRIDGE_NOTE: Final = (
+    "contextfold bridge: turns that stood here were folded into the summary or removed; "
+    "their originals are in the archive under the references shown in the summary."
+)
+
+
+BRIDGE_REF: Final = "r0000000000"
+"""A stand-in reference of the same length, for sizing bridges before archiving."""
+
+
+def bridge(role: Role, ref: str) -> Message:
+    """A one-marker message in `role` that keeps turns alternating."""
+    return Message(role, (marker(ref, "earlier turns folded; see the summary"),))
+
+
+def add_bridges(
+    messages: Sequence[Message],
+    origins: Sequence[int | None],
+    archive_note: Callable[[str], str],
+) -> tuple[list[Message], list[int | None]]:
+    """Insert bridges so user and assistant turns alternate, starting with a user turn."""
+    out: list[Message] = []
+    out_origins: list[int | None] = []
+    previous: Role | None = None
+    for message, origin in zip(messages, origins, strict=True):
+        role = message.role
+        if role not in ("system", "developer"):
+            if role == previous or (previous is None and role == "assistant"):
+                missing: Role = "assistant" if role == "user" else "user"
+                out.append(bridge(missing, archive_note(BRIDGE_NOTE)))
+                out_origins.append(None)
+            previous = role
+        out.append(message)
+        out_origins.append(origin)
+    return out, out_origins

@@ -1,0 +1,157 @@
+"""Prune and mask one message: the payload goes to the archive, a marker takes its place.
+
+Rules:
+1. Mask: a tool result becomes one marker (ids kept, so pairing stays valid); an image
+   becomes a marker; assistant text over the prose limit becomes a marker. User text,
+   tool calls, reasoning and existing artifacts are never touched.
+2. Prune: a tool result whose text is over the limit keeps a head and a tail (cut at line
+   breaks when one is near) around a marker that says how much was cut.
+3. Every marker names the archive reference of the whole original part. `ref` is a
+   callback: the engine passes `archive.put`; cost estimates pass a function returning ""
+   and add REF_TOKENS_MAX per marker, so estimates bound the real cost from above.
+4. Markers state sizes in characters, so their text does not depend on the tokenizer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from .._messages import Image, Marker, Message, Part, Text, ToolResult
+from .._tokens._protocol import TokenCounter
+
+Ref = Callable[[Part], str]
+
+
+@dataclass(frozen=True, slots=True)
+class PruneSize:
+    """Prune sizes resolved against the budget."""
+
+    over: int
+    keep: int
+    head_share: float
+
+
+REF_TOKENS_MAX: Final = 11
+"""Upper bound of the tokens a reference like `r0123456789` adds to a marker."""
+
+
+def marker(ref: str, what: str) -> Marker:
+    """A marker for `ref` with a one-line description (no `]` or newlines)."""
+    what = what.replace("]", ")").replace("\n", " ")
+    return Marker(ref, f"[cf:{ref} {what}]")
+
+
+def _chars(parts: tuple[Part, ...]) -> int:
+    return sum(len(p.text) for p in parts if isinstance(p, Text))
+
+
+def mask_message(message: Message, ref: Ref, prose_over: int, counter: TokenCounter) -> Message:
+    """`message` with its maskable parts replaced by markers (rule 1)."""
+    parts = tuple(_mask_part(p, message, ref, prose_over, counter) for p in message.parts)
+    if all(a is b for a, b in zip(parts, message.parts, strict=True)):
+        return message
+    return dataclasses.replace(message, parts=parts)
+
+
+def _mask_part(
+    part: Part, message: Message, ref: Ref, prose_over: int, counter: TokenCounter
+) -> Part:
+    match part:
+        case ToolResult():
+            size = _chars(part.parts)
+            images = sum(isinstance(p, Image) for p in part.parts)
+            what = f"tool result masked ({size:,} chars" + (f", {images} images" if images else "")
+            return dataclasses.replace(part, parts=(_keep_extras(marker(ref(part), what + ")")),))
+        case Image():
+            return _keep_extras(marker(ref(part), "image masked"), part)
+        case Text() if message.role == "assistant" and _long(part, prose_over, counter):
+            return _keep_extras(
+                marker(ref(part), f"assistant text masked ({len(part.text):,} chars)"), part
+            )
+        case _:
+            return part
+
+
+def _keep_extras(new: Marker, old: Part | None = None) -> Marker:
+    if old is None or not old.extras:
+        return new
+    return dataclasses.replace(new, extras=old.extras)
+
+
+def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
+    if len(part.text) <= limit:  # a token is at least one character
+        return False
+    return counter.count(Message("assistant", (part,))) > limit
+
+
+def count_markers(original: Message, changed: Message) -> int:
+    """How many markers `changed` has that `original` did not."""
+
+    def markers(m: Message) -> int:
+        n = 0
+        for p in m.parts:
+            n += isinstance(p, Marker)
+            if isinstance(p, ToolResult):
+                n += sum(isinstance(q, Marker) for q in p.parts)
+        return n
+
+    return markers(changed) - markers(original)
+
+
+def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
+    """`message` with every tool result over `size.over` tokens cut to `size.keep` (rule 2)."""
+    parts = tuple(
+        _prune_result(p, ref, size, counter) if isinstance(p, ToolResult) else p
+        for p in message.parts
+    )
+    if all(a is b for a, b in zip(parts, message.parts, strict=True)):
+        return message
+    return dataclasses.replace(message, parts=parts)
+
+
+def result_tokens(result: ToolResult, counter: TokenCounter) -> int:
+    """Tokens of a tool result on its own (its message overhead included)."""
+    return counter.count(Message("tool", (result,)))
+
+
+def _prune_result(
+    result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
+) -> ToolResult:
+    text = "".join(p.text for p in result.parts if isinstance(p, Text))
+    if len(text) <= size.over:
+        return result
+    tokens = result_tokens(result, counter)
+    if tokens <= size.over:
+        return result
+    keep_chars = max(1, int(len(text) * size.keep / tokens))
+    head_chars = int(keep_chars * size.head_share)
+    head, tail = _cut(text, head_chars, keep_chars - head_chars)
+    cut = len(text) - len(head) - len(tail)
+    note = marker(ref(result), f"{cut:,} of {len(text):,} chars pruned from this tool result")
+    others = tuple(
+        _keep_extras(marker(ref(p), "image masked"), p) if isinstance(p, Image) else p
+        for p in result.parts
+        if not isinstance(p, Text)
+    )
+    parts: tuple[Part, ...] = (Text(head), note, Text(tail), *others)
+    return dataclasses.replace(result, parts=parts)
+
+
+def _cut(text: str, head_chars: int, tail_chars: int) -> tuple[str, str]:
+    """Head and tail of `text`, moved to a nearby line break when there is one."""
+    head = text[:head_chars]
+    newline = head.rfind("\n")
+    if newline >= head_chars * 0.8:
+        head = head[: newline + 1]
+    elif not head.endswith("\n"):
+        head += "\n"
+    tail = text[len(text) - tail_chars :] if tail_chars else ""
+    newline = tail.find("\n")
+    if 0 <= newline <= tail_chars * 0.2:
+        tail = tail[newline:]
+    elif tail and not tail.startswith("\n"):
+        tail = "\n" + tail
+    return head, tail

@@ -1,0 +1,114 @@
+"""The planner's input (unit costs, budget) and output (a Plan): plain frozen data.
+
+Rules:
+1. A Plan gives one Action per unit; its spans are the maximal runs of equal actions and
+   concatenated in order they reproduce the units exactly (invariant I8).
+2. Costs are token counts the engine measured (or bounded from above) before planning,
+   so the planner itself never counts, reads or writes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Action(Enum):
+    """What happens to one unit."""
+
+    KEEP = "keep"
+    PRUNE = "prune"
+    MASK = "mask"
+    FOLD = "fold"
+    DROP = "drop"
+
+
+class Protection(Enum):
+    """How strongly a unit is protected from compaction."""
+
+    NONE = "none"
+    TAIL = "tail"
+    """The configured newest units: verbatim unless they alone overflow the budget."""
+    HARD = "hard"
+    """System prompt, pins, the latest user turn: always verbatim."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitCost:
+    """Tokens of one unit as it is and after each action that applies to it."""
+
+    tokens: int
+    pruned: int | None = None
+    """Tokens after pruning; None when pruning does not apply (nothing oversized)."""
+    masked: int | None = None
+    """Tokens after masking; None when masking does not apply."""
+    protection: Protection = Protection.NONE
+    droppable: bool = False
+    """Marked droppable by the caller: dropped first when over budget."""
+    foldable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PlanBudget:
+    """Token room for the messages and the cost of the preamble in each outcome."""
+
+    available: int
+    """Tokens the messages should use: the target minus fixed overhead (priming, tools)."""
+    limit: int | None = None
+    """Tokens the messages must not exceed (the budget minus overhead); None: `available`.
+    Only the last resort works toward it, when `available` cannot be reached."""
+    preamble_kept: int = 0
+    """The current preamble (card + summary), kept as is when nothing leaves."""
+    preamble_folded: int = 0
+    """Upper bound of the preamble after a fold: new card + summary reserve."""
+    preamble_dropped: int = 0
+    """The preamble when units are dropped but none folded: new card + current summary."""
+    bridge: int = 0
+    """Tokens of one bridge message, for formats whose turns must alternate: each run of
+    removed (folded or dropped) units may need one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A maximal run of units `start`..`stop` (exclusive) with the same action."""
+
+    action: Action
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One action per unit, with the expected outcome."""
+
+    actions: tuple[Action, ...]
+    expected: int
+    """Upper bound of the message tokens after the plan is applied."""
+    fits: bool
+    """The expected tokens are within the limit."""
+    on_target: bool
+    """The expected tokens are within `available` (the low-water target)."""
+    reason: str
+    tail_start: int
+    """Index of the first unit of the verbatim recent tail."""
+
+    @property
+    def folds(self) -> bool:
+        """True when some unit is folded into the summary."""
+        return Action.FOLD in self.actions
+
+    @property
+    def changes(self) -> bool:
+        """True when some unit is not kept as is."""
+        return any(a is not Action.KEEP for a in self.actions)
+
+    def spans(self) -> list[Span]:
+        """Maximal runs of equal actions, in order (they partition the units)."""
+        spans: list[Span] = []
+        for i, action in enumerate(self.actions):
+            if spans and spans[-1].action is action:
+                last = spans[-1]
+                spans[-1] = Span(action, last.start, i + 1)
+            else:
+                spans.append(Span(action, i, i + 1))
+        return spans

@@ -1,0 +1,133 @@
+"""Group a conversation into atomic units that compaction never cuts inside.
+
+Rules:
+1. Leading system/developer messages form the SYSTEM prefix.
+2. Messages made only of compaction artifacts (Card, Summary, Marker) right after the
+   prefix form the PREAMBLE; a message made only of a Marker elsewhere is a BRIDGE.
+3. A user message that carries no tool result is a USER turn.
+4. An EXCHANGE starts at an assistant message and absorbs the assistant messages that
+   follow it (reasoning, calls and text of one response), then every message carrying
+   results for its calls. A later assistant message joins the same exchange only while
+   one of its calls is still unanswered, so parallel and interleaved calls stay together.
+5. A result nobody asked for is an ORPHAN; a call nobody answered is DANGLING. Both are
+   reported so the engine can repair them; neither is ever split from its unit.
+6. Any other message (a system note mid-conversation) is a NOTE.
+Grouping is pure and linear in the number of messages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from .._messages import Card, Marker, Message, Summary, ToolCall, ToolResult
+
+
+class UnitKind(Enum):
+    """What a unit is; the rules table in `_rules.py` says what compaction may do to it."""
+
+    SYSTEM = "system"
+    PREAMBLE = "preamble"
+    BRIDGE = "bridge"
+    USER = "user"
+    EXCHANGE = "exchange"
+    NOTE = "note"
+    ORPHAN = "orphan"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """Messages `start`..`stop` (exclusive) of the conversation, taken or left whole."""
+
+    kind: UnitKind
+    start: int
+    stop: int
+    dangling: tuple[str, ...] = ()
+    """Ids of calls in this exchange that no message answers."""
+
+
+def is_artifact_message(message: Message) -> bool:
+    """True when every part is a compaction artifact."""
+    return bool(message.parts) and all(
+        isinstance(p, Card | Summary | Marker) for p in message.parts
+    )
+
+
+def carries_results(message: Message) -> bool:
+    """True for tool messages and for user messages that hold tool results."""
+    if message.role == "tool":
+        return True
+    return message.role == "user" and any(isinstance(p, ToolResult) for p in message.parts)
+
+
+def group_units(messages: Sequence[Message]) -> list[Unit]:
+    """Partition `messages` into units (rules 1-6); the units cover every message in order."""
+    units: list[Unit] = []
+    i = _prefix(messages, units)
+    n = len(messages)
+    while i < n:
+        message = messages[i]
+        if is_artifact_message(message):
+            unit = Unit(UnitKind.BRIDGE, i, i + 1)
+        elif message.role == "assistant":
+            unit = _exchange(messages, i)
+        elif carries_results(message):
+            unit = Unit(UnitKind.ORPHAN, i, i + 1)
+        elif message.role == "user":
+            unit = Unit(UnitKind.USER, i, i + 1)
+        else:
+            unit = Unit(UnitKind.NOTE, i, i + 1)
+        units.append(unit)
+        i = unit.stop
+    return units
+
+
+def _prefix(messages: Sequence[Message], units: list[Unit]) -> int:
+    i = 0
+    while i < len(messages) and messages[i].role in ("system", "developer"):
+        i += 1
+    if i:
+        units.append(Unit(UnitKind.SYSTEM, 0, i))
+    start = i
+    while i < len(messages) and is_artifact_message(messages[i]) and _has_fold(messages[i]):
+        i += 1
+    if i > start:
+        units.append(Unit(UnitKind.PREAMBLE, start, i))
+    return i
+
+
+def _has_fold(message: Message) -> bool:
+    return any(isinstance(p, Card | Summary) for p in message.parts)
+
+
+def _exchange(messages: Sequence[Message], start: int) -> Unit:
+    pending: Counter[str] = Counter()
+    answered_any = False
+    i = start
+    n = len(messages)
+    while i < n:
+        message = messages[i]
+        if message.role == "assistant":
+            if answered_any and not +pending:
+                break
+            pending.update(p.id for p in message.parts if isinstance(p, ToolCall))
+        elif carries_results(message) and _answers(message, pending):
+            answered_any = True
+        else:
+            break
+        i += 1
+    dangling = tuple(sorted((+pending).elements()))
+    return Unit(UnitKind.EXCHANGE, start, i, dangling)
+
+
+def _answers(message: Message, pending: Counter[str]) -> bool:
+    """Consume the results in `message` that answer pending calls; False if none does."""
+    ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
+    if not ids or not any(pending[c] > 0 for c in ids):
+        return False
+    for call_id in ids:
+        if pending[call_id] > 0:
+            pending[call_id] -= 1
+    return True

@@ -1,0 +1,68 @@
+"""Compaction policy: when to compact, how deep, what to protect, which steps to use.
+
+Rules:
+1. One frozen, typed value; defaults live here and nowhere else.
+2. `high`/`low` are water marks as fractions of the budget: an agent loop compacts when
+   its history passes `high` and compacts down to `low`, rarely and in big steps, so the
+   provider's prompt cache keeps paying. One-shot `compact()` leaves fitting input alone
+   and otherwise compacts down to `low`.
+3. `prune_at` is the lower first tier: from this fraction on, oversized old tool results
+   are pruned before anything else (the agent loop only).
+4. `keep_last` newest units (a turn with all its tool results is one unit) stay verbatim,
+   as do the system prompt, pins and the latest user turn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ._errors import ConfigurationError
+from ._strategies._steps import DEFAULT_CHAIN, Chain
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How contextfold compacts; see the module rules."""
+
+    steps: Chain = DEFAULT_CHAIN
+    high: float = 0.9
+    low: float = 0.6
+    prune_at: float = 0.7
+    keep_last: int = 1
+    tail_share: float = 0.5
+    """Share of the target the verbatim recent tail may take."""
+    protect_latest_user: bool = True
+    repair: bool = True
+    """Repair dangling tool calls and stray results instead of rejecting the input."""
+
+    def __post_init__(self) -> None:
+        for name in ("high", "low", "prune_at", "tail_share", "keep_last"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigurationError(f"{name} must be a number, got {value!r}")
+        if not 0.0 < self.low <= self.high <= 1.0:
+            raise ConfigurationError(
+                f"need 0 < low <= high <= 1, got low={self.low}, high={self.high}"
+            )
+        if not 0.0 < self.prune_at <= 1.0:
+            raise ConfigurationError(f"prune_at must be in (0, 1], got {self.prune_at}")
+        if self.keep_last < 0:
+            raise ConfigurationError(f"keep_last must be >= 0, got {self.keep_last}")
+        if not 0.0 <= self.tail_share <= 1.0:
+            raise ConfigurationError(f"tail_share must be in [0, 1], got {self.tail_share}")
+        if not isinstance(self.steps, Chain):
+            raise ConfigurationError("steps must come from contextfold.chain(...)")
+
+    def replace(self, **changes: object) -> Policy:
+        """A copy with `changes`; unknown names raise ConfigurationError."""
+        names = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise ConfigurationError(
+                f"unknown policy option(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"
+            )
+        try:
+            return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        except TypeError as exc:
+            raise ConfigurationError(str(exc)) from None

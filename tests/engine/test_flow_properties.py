@@ -1,0 +1,146 @@
+"""Invariants I1-I7 of the engine over generated agent conversations (neutral level)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import Archive, Message, Policy, ToolCall, ToolResult
+from contextfold._engine._drive import run
+from contextfold._engine._flow import Marks, Outcome, Settings, compact_flow
+from contextfold._messages import MARKER_RE, message_text
+from contextfold._planning._units import UnitKind, group_units
+from contextfold._summarizers._ledger import LedgerSummarizer
+from contextfold.testing import FixedCounter
+
+from .checks import is_artifact, pairing_problems
+from .conversations import conversation, shapes
+
+COUNTER = FixedCounter()
+
+
+@dataclass(frozen=True)
+class Case:
+    shape: str
+    messages: list[Message]
+    budget: int
+    pins: frozenset[int]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    shape = draw(shapes)
+    messages = draw(conversation(shape))
+    total = sum(COUNTER.count(m) for m in messages)
+    budget = draw(st.integers(max(8, total // 25), max(9, total * 2)))
+    pins = draw(st.sets(st.integers(0, len(messages) - 1), max_size=2))
+    return Case(shape, messages, budget, frozenset(pins))
+
+
+def compact(
+    case: Case,
+    messages: list[Message] | None = None,
+    archive: Archive | None = None,
+    pins: frozenset[int] | None = None,
+) -> Outcome:
+    settings = Settings(
+        case.budget, int(0.6 * case.budget), case.shape, Policy(), COUNTER, "fixed", 0
+    )
+    flow = compact_flow(
+        messages if messages is not None else case.messages,
+        settings,
+        Marks(pinned=case.pins if pins is None else pins),
+        archive if archive is not None else Archive(),
+    )
+    return run(flow, LedgerSummarizer())
+
+
+def protected_indices(case: Case) -> set[int]:
+    units = group_units(case.messages)
+    users = [u for u in units if u.kind is UnitKind.USER]
+    keep: set[int] = set()
+    for unit in units:
+        span = set(range(unit.start, unit.stop))
+        if unit.kind is UnitKind.SYSTEM or span & case.pins or (users and unit == users[-1]):
+            keep |= span
+    return keep
+
+
+@given(cases())
+def test_i1_output_pairing_is_valid(case: Case) -> None:
+    assert pairing_problems(case.messages, case.shape) == []  # the generator is sound
+    out = compact(case)
+    assert pairing_problems(out.messages, case.shape) == []
+
+
+@given(cases())
+def test_i2_order_and_identity(case: Case) -> None:
+    out = compact(case)
+    origins = [o for o in out.origins if o is not None]
+    assert origins == sorted(set(origins)), "survivors reordered or duplicated"
+    for message, origin in zip(out.messages, out.origins, strict=True):
+        if origin is None:
+            assert is_artifact(message) or _is_repair(message), message
+            continue
+        source = case.messages[origin]
+        assert message.role == source.role
+        kept_calls = [p for p in message.parts if isinstance(p, ToolCall)]
+        assert kept_calls == [p for p in source.parts if isinstance(p, ToolCall)]
+        kept_ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
+        assert kept_ids == [p.call_id for p in source.parts if isinstance(p, ToolResult)]
+
+
+def _is_repair(message: Message) -> bool:
+    return all(isinstance(p, ToolResult) and p.is_error for p in message.parts)
+
+
+@given(cases())
+def test_i3_fits_whenever_the_protected_set_fits(case: Case) -> None:
+    out = compact(case)
+    protected = sum(COUNTER.count(case.messages[i]) for i in protected_indices(case))
+    last = group_units(case.messages)[-1]
+    protected += sum(COUNTER.count(m) for m in case.messages[last.start : last.stop])
+    if protected <= case.budget:
+        assert out.report.fits, out.report
+    assert out.report.fits == (out.report.tokens_after <= case.budget)
+    assert out.report.tokens_after == sum(COUNTER.count(m) for m in out.messages)
+
+
+@given(cases())
+def test_i4_protected_messages_stay_verbatim(case: Case) -> None:
+    out = compact(case)
+    survivors = dict(zip(out.origins, out.messages, strict=True))
+    for index in protected_indices(case):
+        assert survivors.get(index) == case.messages[index]
+
+
+@given(cases())
+def test_i5_every_reference_recalls_its_original(case: Case) -> None:
+    archive = Archive()
+    out = compact(case, archive=archive)
+    for message in out.messages:
+        for ref in MARKER_RE.findall(message_text(message)):
+            assert ref in archive
+    for ref in out.report.refs:
+        assert ref in archive
+    gone = set(range(len(case.messages))) - {o for o in out.origins if o is not None}
+    archived = [archive.get(r) for r in out.report.refs]
+    for index in gone:
+        assert case.messages[index] in archived or not case.messages[index].parts
+
+
+@given(cases())
+def test_i6_determinism(case: Case) -> None:
+    assert compact(case) == compact(case)
+
+
+@given(cases())
+def test_i7_compacting_the_output_again_changes_nothing(case: Case) -> None:
+    out = compact(case)
+    pins = frozenset(i for i, o in enumerate(out.origins) if o is not None and o in case.pins)
+    again = compact(case, list(out.messages), pins=pins)
+    if out.report.fits:
+        assert again.messages == out.messages
+        assert not again.report.compacted

@@ -1,0 +1,201 @@
+"""Properties of the pure planner: partition, protection, budget, no needless compaction."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from contextfold import chain, drop, evict_fraction, mask, prune, summarize
+from contextfold._planning._plan import Action, Plan, PlanBudget, Protection, UnitCost
+from contextfold._planning._planner import plan
+from contextfold._strategies._steps import Chain
+
+DEFAULT = chain(prune(), mask(), summarize(), drop())
+
+
+@st.composite
+def unit_costs(draw: st.DrawFn) -> UnitCost:
+    tokens = draw(st.integers(1, 3000))
+    pruned = draw(st.none() | st.integers(1, tokens))
+    masked = draw(st.none() | st.integers(1, pruned if pruned is not None else tokens))
+    protection = draw(st.sampled_from([Protection.NONE] * 6 + [Protection.TAIL, Protection.HARD]))
+    return UnitCost(
+        tokens, pruned=pruned, masked=masked, protection=protection, droppable=draw(st.booleans())
+    )
+
+
+@st.composite
+def budgets(draw: st.DrawFn) -> PlanBudget:
+    available = draw(st.integers(0, 20000))
+    limit = available + draw(st.integers(0, 10000))
+    kept = draw(st.integers(0, 500))
+    dropped = draw(st.integers(0, 500))
+    folded = dropped + draw(st.integers(0, 2000))
+    bridge = draw(st.sampled_from([0, 0, 18]))
+    return PlanBudget(available, limit, kept, folded, dropped, bridge)
+
+
+chains = st.sampled_from(
+    [
+        DEFAULT,
+        chain(mask(), drop()),
+        chain(drop()),
+        chain(prune(), summarize()),
+        chain(summarize(), drop()),
+        chain(mask()),
+    ]
+)
+cases = st.tuples(st.lists(unit_costs(), max_size=40), budgets(), chains)
+
+
+def cost(c: UnitCost, action: Action) -> int:
+    table = {
+        Action.KEEP: c.tokens,
+        Action.PRUNE: c.pruned,
+        Action.MASK: c.masked,
+        Action.FOLD: 0,
+        Action.DROP: 0,
+    }
+    value = table[action]
+    assert value is not None, f"{action} chosen where it does not apply"
+    return value
+
+
+def estimate(costs: list[UnitCost], actions: tuple[Action, ...], budget: PlanBudget) -> int:
+    body = sum(cost(c, a) for c, a in zip(costs, actions, strict=True))
+    gone = [a in (Action.FOLD, Action.DROP) for a in actions]
+    runs = sum(1 for i, g in enumerate(gone) if g and (i == 0 or not gone[i - 1]))
+    body += runs * budget.bridge
+    if Action.FOLD in actions:
+        return body + budget.preamble_folded
+    if Action.DROP in actions:
+        return body + budget.preamble_dropped
+    return body + budget.preamble_kept
+
+
+def run(case: tuple[list[UnitCost], PlanBudget, Chain]) -> Plan:
+    costs, budget, steps = case
+    return plan(costs, budget, steps)
+
+
+@given(cases)
+def test_spans_partition_the_units(case: tuple[list[UnitCost], PlanBudget, Chain]) -> None:
+    result = run(case)
+    spans = result.spans()
+    assert [s.start for s in spans] == [0, *[s.stop for s in spans]][: len(spans)]
+    assert (spans[-1].stop if spans else 0) == len(case[0])
+    rebuilt = [s.action for s in spans for _ in range(s.start, s.stop)]
+    assert tuple(rebuilt) == result.actions
+    assert all(spans[i].action is not spans[i + 1].action for i in range(len(spans) - 1))
+
+
+@given(cases)
+def test_expected_tokens_are_exact_and_fits_is_honest(
+    case: tuple[list[UnitCost], PlanBudget, Chain],
+) -> None:
+    costs, budget, _ = case
+    result = run(case)
+    assert result.expected == estimate(costs, result.actions, budget)
+    assert result.fits == (result.expected <= (budget.limit or budget.available))
+    assert result.on_target == (result.expected <= budget.available)
+
+
+@given(cases)
+def test_only_allowed_actions_and_hard_protection(
+    case: tuple[list[UnitCost], PlanBudget, Chain],
+) -> None:
+    costs, _, steps = case
+    result = run(case)
+    kinds = {s.kind for s in steps.steps}
+    for c, action in zip(costs, result.actions, strict=True):
+        if c.protection is Protection.HARD:
+            assert action is Action.KEEP
+        if c.protection is Protection.TAIL:
+            assert action in (Action.KEEP, Action.PRUNE)
+        if action is Action.FOLD:
+            assert "summarize" in kinds
+        if action is Action.DROP:
+            assert "drop" in kinds or c.droppable
+        if action is Action.MASK:
+            assert "mask" in kinds
+
+
+@given(cases)
+def test_fits_whenever_the_protected_set_fits(
+    case: tuple[list[UnitCost], PlanBudget, Chain],
+) -> None:
+    costs, budget, steps = case
+    assume(steps.get("drop") is not None)
+    floor = sum(c.tokens for c in costs if c.protection is Protection.HARD)
+    floor += sum(
+        min(c.tokens, c.pruned if c.pruned is not None and steps.get("prune") else c.tokens)
+        for c in costs
+        if c.protection is Protection.TAIL
+    )
+    assume(floor + max(budget.preamble_dropped, budget.preamble_kept) <= (budget.limit or 0))
+    assert run(case).fits
+
+
+@given(cases)
+def test_no_needless_compaction(case: tuple[list[UnitCost], PlanBudget, Chain]) -> None:
+    costs, budget, _ = case
+    result = run(case)
+    assume(result.on_target)
+    changed = [i for i, a in enumerate(result.actions) if a is not Action.KEEP]
+    assume(changed)
+    newest = changed[-1]
+    restored = list(result.actions)
+    restored[newest] = Action.KEEP
+    assert estimate(costs, tuple(restored), budget) > budget.available
+
+
+@given(cases)
+def test_recent_tail_fits_its_share(case: tuple[list[UnitCost], PlanBudget, Chain]) -> None:
+    costs, budget, steps = case
+    result = plan(costs, budget, steps, tail_share=0.5)
+    tail = [c.tokens for c in costs[result.tail_start :] if c.protection is Protection.NONE]
+    assert sum(tail) <= max(0, int(0.5 * budget.available))
+
+
+@given(cases)
+def test_planning_is_deterministic(case: tuple[list[UnitCost], PlanBudget, Chain]) -> None:
+    assert run(case) == run(case)
+
+
+def test_input_that_fits_is_kept_whole() -> None:
+    costs = [UnitCost(100), UnitCost(200)]
+    result = plan(costs, PlanBudget(300), DEFAULT)
+    assert result.actions == (Action.KEEP, Action.KEEP)
+    assert result.reason == "fits without compaction"
+
+
+def test_cheapest_step_first() -> None:
+    costs = [UnitCost(1000, pruned=400, masked=50), UnitCost(1000, pruned=400, masked=50)]
+    # Pruning the oldest is enough: nothing is masked or folded.
+    result = plan(costs, PlanBudget(1500, preamble_folded=100), DEFAULT)
+    assert result.actions == (Action.PRUNE, Action.KEEP)
+
+
+def test_fold_takes_the_oldest_span_and_keeps_pinned_units() -> None:
+    costs = [
+        UnitCost(500),
+        UnitCost(500, protection=Protection.HARD),
+        UnitCost(500),
+        UnitCost(500),
+        UnitCost(100, protection=Protection.TAIL),
+    ]
+    result = plan(costs, PlanBudget(1300, preamble_folded=200), DEFAULT)
+    assert result.actions == (Action.FOLD, Action.KEEP, Action.FOLD, Action.KEEP, Action.KEEP)
+
+
+def test_eviction_policy_asks_for_bigger_steps() -> None:
+    costs = [UnitCost(100) for _ in range(10)]
+    steps = chain(summarize(eviction=evict_fraction(0.8)))
+    result = plan(costs, PlanBudget(900, preamble_folded=50), steps, tail_share=0.0)
+    assert result.actions.count(Action.FOLD) == 8
+
+
+def test_droppable_units_go_first() -> None:
+    costs = [UnitCost(300), UnitCost(300, droppable=True), UnitCost(300)]
+    result = plan(costs, PlanBudget(600), DEFAULT)
+    assert result.actions == (Action.KEEP, Action.DROP, Action.KEEP)
