@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
+from contextfold._tokens import _heuristic
 from contextfold._tokens._heuristic import CLASSES, content_class, count_text
 
 pytest.importorskip("tiktoken")
@@ -84,3 +86,18 @@ def test_edge_cases() -> None:
     assert count_text("-" * 80) >= 2
     assert content_class("") == "prose"
     assert content_class("   \n ") == "prose"
+
+
+_OLD_PATHLIKE = re.compile(r"\S*[/\\]\S*[/\\]\S*|\S+:\S+:\S+")
+_WORDY = st.text(alphabet=st.sampled_from("ab1/\\:_. \t\n\u00a0\u2003\u3000x"), max_size=60)
+
+
+@given(text=st.one_of(_WORDY, st.text(max_size=60)))
+def test_hyp_pathlike_chars_match_the_backtracking_scan_they_replace(text: str) -> None:
+    assert _heuristic._pathlike_chars(text) == sum(map(len, _OLD_PATHLIKE.findall(text)))
+
+
+def test_random_runs_are_the_same_for_stripped_text() -> None:
+    text = "  aB3xZ9qLmN0pQ7rS and deadbeefcafef00d1234  \n"
+    assert _heuristic._random_runs(text) == _heuristic._random_runs(text.strip())
+    assert len(_heuristic._random_runs(text)) == 2

@@ -164,20 +164,25 @@ def _looks_random(run: str) -> tuple[bool, bool]:
     return len(_UPPER.findall(run)) >= 0.3 * len(run), mixed
 
 
-def _random_runs(text: str) -> list[tuple[str, bool]]:
-    """Alphanumeric runs that look random, with whether they mix cases (rule 3)."""
+@lru_cache(maxsize=8)
+def _random_runs(text: str) -> tuple[tuple[str, bool], ...]:
+    """Alphanumeric runs that look random, with whether they mix cases (rule 3).
+
+    Cached for the few latest texts: `raw_estimate` and `content_class` both need them, and
+    runs never contain whitespace, so the stripped text gives the same runs.
+    """
     found = []
     for run in _RUNS.findall(text):
         random, mixed = _looks_random(run)
         if random:
             found.append((run, mixed))
-    return found
+    return tuple(found)
 
 
 def raw_estimate(text: str) -> float:
     """Expected tokens before slack and class factor (rules 1-3)."""
     total = sum(piece_cost(p) * n for p, n in Counter(PIECES.findall(text)).items())
-    for run, mixed in _random_runs(text):
+    for run, mixed in _random_runs(text.strip()):
         per_token = RANDOM_RUN[1] if mixed else RANDOM_RUN[2]
         priced = sum(piece_cost(p) for p in PIECES.findall(run))
         total += max(0.0, len(run) / per_token - priced)
@@ -198,7 +203,7 @@ def count_text(text: str) -> int:
 
 _CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _ALIGNED: Final = re.compile(r"\S {2,}\S|\t|\|")
-_PATHLIKE: Final = re.compile(r"\S*[/\\]\S*[/\\]\S*|\S+:\S+:\S+")
+_COLON_ID: Final = re.compile(r"\S+:\S+:\S+")
 _CODE_LINE: Final = re.compile(
     r"^\s*(?:def |class |return\b|import |from \S+ import|const |let |var |function\b|func "
     r"|fn |if\s*\(|for\s*\(|#include|package |use |SELECT\b|FROM\b|WHERE\b|[-+@]{1,3} |\}"
@@ -218,14 +223,30 @@ def _is_json(text: str) -> bool:
     return text[0] in "{[" and text[-1] in "}]"
 
 
+def _pathlike_chars(text: str) -> int:
+    """Characters in whitespace-separated words with two path separators or `a:b:c` form.
+
+    Same total as scanning with `\\S*[/\\\\]\\S*[/\\\\]\\S*|\\S+:\\S+:\\S+`, whose matches are
+    always whole words, without that pattern's quadratic backtracking on long words.
+    """
+    return sum(
+        len(word)
+        for word in text.split()
+        if word.count("/") + word.count("\\") >= 2
+        or (word.count(":") >= 2 and _COLON_ID.fullmatch(word) is not None)
+    )
+
+
 def _is_ids(text: str) -> bool:
-    id_chars = sum(map(len, _PATHLIKE.findall(text)))
+    id_chars = _pathlike_chars(text)
     id_chars += sum(len(run) for run, _ in _random_runs(text))
     return id_chars >= 0.3 * _visible(text)
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    """Non-blank lines, stripped (cached: the listing and code tests both read them)."""
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _is_listing(text: str) -> bool:
