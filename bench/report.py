@@ -1,0 +1,237 @@
+"""The BENCHMARKS.md sections this package owns, assembled from measured results.
+
+Rules:
+1. Each section starts with its `## ` heading, then the command, date and machine.
+2. Targets are checked against the numbers in the same section and stated as met or missed,
+   with the measured value; nothing is claimed that the tables do not show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import cost, loop, reference, rounds, speed
+from .billing import PRICINGS, Bill
+from .common import Shares, machine, median_ratio, table
+
+SPEED = "## Speed and scaling"
+COST = "## Cost under prompt caching"
+SURVIVAL = "## What survives compaction"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A hot-spot profile of one workload."""
+
+    title: str
+    functions: Shares
+    modules: Shares
+
+
+def _header(heading: str, command: str) -> list[str]:
+    return [heading, "", f"Command: `{command}` ({machine()}).", ""]
+
+
+def _profile_lines(profiles: Sequence[Profile]) -> list[str]:
+    out: list[str] = []
+    for profile in profiles:
+        out += [
+            f"Where the time goes: {profile.title} (cProfile; a function's own time plus "
+            "the library code it calls):",
+            "",
+        ]
+        rows = [
+            [module, f"{m_share:.0%}", function, f"{f_share:.0%}"]
+            for (module, m_share), (function, f_share) in zip(
+                profile.modules, profile.functions, strict=False
+            )
+        ]
+        out += [*table(["module", "share", "function", "share"], rows, "lrlr"), ""]
+    return out
+
+
+def speed_targets(one_shot: speed.OneShot, loops: dict[tuple[int, str], loop.LoopRun]) -> list[str]:
+    """The three speed targets, met or missed, with the numbers (rule 2)."""
+    out = []
+    worst = max(
+        (g, name, a, b)
+        for name in speed.SYSTEMS
+        if name.startswith("contextfold")
+        for a, b, g in speed.growth(one_shot, name)
+        if a >= 1_000
+    )
+    verdict = "met" if worst[0] <= 11 else "missed"
+    out.append(
+        f"- Linear growth (10x messages <= 11x time, from 1,000 messages up): {verdict}; "
+        f"worst {worst[0]:.1f}x per 10x ({worst[1]}, {worst[2]:,} -> {worst[3]:,})."
+    )
+    largest = max((size for size, pair in loops), default=0)
+    if largest:
+        ratio = loop.amortized_ratio(loops[(largest, "cheap")])
+        exact = loop.amortized_ratio(loops[(largest, "exact")])
+        verdict = "met" if min(ratio, exact) >= 50 else "missed"
+        out.append(
+            f"- Agent loop at {largest:,} messages, per-turn cost >= 50x below "
+            f"trim_messages: {verdict}; {ratio:.0f}x with cheap counters, {exact:.0f}x "
+            "with tiktoken (means, compactions included)."
+        )
+    sizes = sorted(one_shot.times)
+    ratios = [
+        median_ratio(one_shot.times[s][speed.CF_DEFAULT_EXACT], one_shot.times[s][speed.LC_EXACT])
+        for s in sizes
+    ]
+    drops = [
+        median_ratio(one_shot.times[s][speed.CF_DROP_EXACT], one_shot.times[s][speed.LC_EXACT])
+        for s in sizes
+    ]
+    verdict = "met" if max(ratios[1:] or ratios) <= 0.5 else "missed"
+    out.append(
+        "- One-shot with exact counts at least 2x faster than trim_messages + tiktoken "
+        f"(from 1,000 messages up): {verdict} for the default policy "
+        f"(contextfold/trim = {', '.join(f'{r:.2f}x' for r in ratios)} at "
+        f"{', '.join(f'{s:,}' for s in sizes)} messages); drop-oldest: "
+        f"{', '.join(f'{r:.2f}x' for r in drops)}."
+    )
+    return out
+
+
+def speed_section(
+    one_shot: speed.OneShot,
+    loops: dict[tuple[int, str], loop.LoopRun],
+    loop_config: loop.LoopConfig,
+    *,
+    profiles: Sequence[Profile],
+    command: str,
+    plot_path: str,
+) -> str:
+    """The speed and scaling section."""
+    lines = _header(SPEED, command)
+    lines += [
+        "Synthetic histories shaped like the corpus (bench/synthetic.py: a ~6,000-character "
+        "system prompt, user requests, one to four tool calls per request with results of "
+        "200-20,000 characters, log-normal around the corpus median, and a closing reply). "
+        "Budget: 25% of the history's exact o200k tokens, the same for every system. "
+        "contextfold gets the wire messages (parse and render timed); trim_messages gets "
+        "LangChain messages converted beforehand (not timed) and runs with strategy `last`, "
+        '`include_system=True`, `start_on="human"`. contextfold compacts to its low-water '
+        "mark (60% of the budget), trim_messages to the budget. The tiktoken counters share "
+        "one `o200k_base` Encoding; LangChain's is what a user would write (no cache), "
+        "contextfold's caches per text and is fresh each run. Default policy = prune, mask, "
+        "summarize (embedded ledger), drop.",
+        "",
+        "### One-shot compaction",
+        "",
+        *speed.one_shot_lines(one_shot),
+        "",
+        f"![time against messages]({plot_path})",
+        "",
+        "### Agent loop",
+        "",
+        *loop.loop_lines(loops, loop_config),
+        "",
+        "### Targets",
+        "",
+        *speed_targets(one_shot, loops),
+        "",
+        *_profile_lines(profiles),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def cost_section(
+    results: dict[float, dict[str, dict[str, Bill]]], command: str, plot_path: str
+) -> str:
+    """The prompt-caching cost section."""
+    lines = _header(COST, command)
+    lines += [
+        "Every corpus conversation replayed as an agent loop: one request per assistant turn, "
+        "holding the history before it as each strategy sends it. Billing per request, exact "
+        "o200k counts: the longest common prefix with the previous request is a cache read, "
+        "the rest a cache write (Anthropic 1.25x) or uncached input (OpenAI 1x); output "
+        "tokens are equal across strategies and left out. Summarizer tokens: the embedded "
+        "ledger makes no model call, so 0 (taken from the reports). The budget is the "
+        "system prompt plus a share of the rest of the whole conversation's tokens. "
+        "trim_messages keeps the system prompt and starts on a user or assistant message "
+        "(SWE-agent conversations have one user message). Costs are relative to "
+        'trim_messages every turn at the same budget; "past the budget" bills only the '
+        "requests whose full history no longer fits.",
+        "",
+    ]
+    for share, bills in results.items():
+        lines += [f"### Budget: system prompt + {share:.0%} of the rest", "", *cost.lines(bills)]
+    share, bills = next(iter(results.items()))
+    ours = bills["all"][cost.STRATEGIES[3]]
+    trim = bills["all"][cost.STRATEGIES[1]]
+    ratios = ", ".join(
+        f"{p.name.split(' (')[0]} {ours.cost(p) / trim.cost(p):.2f}x" for p in PRICINGS
+    )
+    verdict = "met" if all(ours.cost(p) <= 0.25 * trim.cost(p) for p in PRICINGS) else "missed"
+    lines += [
+        "### Target",
+        "",
+        f"- contextfold at most 0.25x the cost of per-turn trimming (budget share {share:.0%}, "
+        f"all conversations): {verdict}; {ratios}.",
+        "",
+        f"![cost relative to trim_messages]({plot_path})",
+        "",
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def survival_section(
+    scores: reference.Scores, survival: rounds.Survival, command: str, plots: tuple[str, str]
+) -> str:
+    """The what-survives section."""
+    lines = _header(SURVIVAL, command)
+    lines += [
+        "### Future reference",
+        "",
+        *_rules(reference.__doc__),
+        "",
+        "Share of needed facts still present (mean tokens used / budget in brackets):",
+        "",
+        *reference.lines(scores),
+        "",
+        f"![future reference]({plots[0]})",
+        "",
+        "### Repeated rounds",
+        "",
+        *_rules(rounds.__doc__),
+        "",
+        "Share of plants whose key survives, by round (contextfold's drop-oldest and mask-only "
+        "policies still carry the constraint card, so they keep what the card catches):",
+        "",
+        *rounds.lines(survival),
+        "",
+        *_round_losses(survival),
+        "",
+        f"![repeated rounds]({plots[1]})",
+        "",
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _rules(doc: str | None) -> list[str]:
+    """The numbered rules of a module docstring, as markdown list lines."""
+    return (doc or "").split("Rules:", 1)[-1].strip().splitlines()
+
+
+def _round_losses(survival: rounds.Survival) -> list[str]:
+    found = []
+    for kind in rounds.KINDS:
+        for round_ in range(1, rounds.ROUNDS + 1):
+            ours = survival[("contextfold default", round_, kind)][1]
+            for strategy in rounds.STRATEGIES[:-1]:
+                theirs = survival[(strategy, round_, kind)][1]
+                if theirs > ours:
+                    found.append(
+                        f"- {kind}, round {round_}: {strategy} keeps {theirs}, "
+                        f"contextfold default {ours}"
+                    )
+    if not found:
+        return [
+            "contextfold default keeps at least as many plants as every baseline, in every "
+            "kind and round."
+        ]
+    return ["contextfold default keeps fewer plants than a baseline here:", "", *found]
