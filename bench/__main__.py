@@ -6,14 +6,15 @@ Usage: .venv/bin/python -m bench [--quick] [--only speed,cost,survival] [--worke
 Sections: speed and scaling (timings on one process, nothing else running), cost under
 prompt caching and what survives compaction (corpus replays, spread over `--workers`
 processes). `--quick` runs small sizes and a corpus sample in about two minutes and, unless
-`--write` is given, only prints. The token-counting section belongs to
-`python -m bench.heuristic_accuracy` and is left alone.
+`--write` is given, only prints (its plots go to a temporary folder). The token-counting
+section belongs to `python -m bench.heuristic_accuracy` and is left alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,7 +98,7 @@ def run_speed(mode: Mode, args: argparse.Namespace) -> str:
     one_shot = speed.run_one_shot(mode.one_shot, show=not args.quiet)
     loops = loop.run_all(mode.loop, show=not args.quiet)
     found = profiles(mode.profile_size, mode.loop)
-    speed.plot(one_shot, PLOTS / "speed_scaling.png")
+    speed.plot(one_shot, args.plots / "speed_scaling.png")
     return report.speed_section(
         one_shot,
         loops,
@@ -114,7 +115,7 @@ def run_cost(mode: Mode, args: argparse.Namespace) -> str:
     results = {
         share: cost.run(records, share, args.workers, not args.quiet) for share in mode.cost_shares
     }
-    cost.plot(next(iter(results.values())), PLOTS / "cost.png")
+    cost.plot(next(iter(results.values())), args.plots / "cost.png")
     return report.cost_section(results, _command(args), "bench/plots/cost.png")
 
 
@@ -123,8 +124,8 @@ def run_survival(mode: Mode, args: argparse.Namespace) -> str:
     records = corpus(args.corpus, mode.per_file)
     scores = reference.run(records, args.workers, not args.quiet)
     survival = rounds.run(records, args.workers, not args.quiet)
-    reference.plot(scores, PLOTS / "survival_reference.png")
-    rounds.plot(survival, PLOTS / "survival_rounds.png")
+    reference.plot(scores, args.plots / "survival_reference.png")
+    rounds.plot(survival, args.plots / "survival_rounds.png")
     paths = ("bench/plots/survival_reference.png", "bench/plots/survival_rounds.png")
     return report.survival_section(scores, survival, _command(args), paths)
 
@@ -152,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     if not corpus(args.corpus, 1) and {"cost", "survival"} & set(chosen):
         print(f"corpus not found at {args.corpus}; skipping cost and survival", file=sys.stderr)
         chosen = [s for s in chosen if s == "speed"]
-    PLOTS.mkdir(parents=True, exist_ok=True)
+    args.plots = PLOTS if write else Path(tempfile.mkdtemp(prefix="contextfold-bench-"))
+    args.plots.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     for name in chosen:
         section = SECTIONS[name](mode, args)
