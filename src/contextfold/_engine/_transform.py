@@ -5,7 +5,8 @@ Rules:
    becomes a marker; assistant text over the prose limit becomes a marker. User text,
    tool calls, reasoning and existing artifacts are never touched.
 2. Prune: a tool result whose text is over the limit keeps a head and a tail (cut at line
-   breaks when one is near) around a marker that says how much was cut.
+   breaks when one is near) around a marker that says how much was cut, all in one text
+   part, so every wire format renders it the same way.
 3. Every marker names the archive reference of the whole original part. `ref` is a
    callback: the engine passes `archive.put`; cost estimates pass a function returning ""
    and add REF_TOKENS_MAX per marker, so estimates bound the real cost from above.
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import Image, Marker, Message, Part, Text, ToolResult
+from .._messages import Image, Marker, Message, Part, Text, ToolResult, message_text, refs_in
 from .._tokens._protocol import TokenCounter
 
 Ref = Callable[[Part], str]
@@ -88,17 +89,8 @@ def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
 
 
 def count_markers(original: Message, changed: Message) -> int:
-    """How many markers `changed` has that `original` did not."""
-
-    def markers(m: Message) -> int:
-        n = 0
-        for p in m.parts:
-            n += isinstance(p, Marker)
-            if isinstance(p, ToolResult):
-                n += sum(isinstance(q, Marker) for q in p.parts)
-        return n
-
-    return markers(changed) - markers(original)
+    """How many marker references `changed` shows that `original` did not."""
+    return len(refs_in(message_text(changed))) - len(refs_in(message_text(original)))
 
 
 def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
@@ -136,7 +128,7 @@ def _prune_result(
         for p in result.parts
         if not isinstance(p, Text)
     )
-    parts: tuple[Part, ...] = (Text(head), note, Text(tail), *others)
+    parts: tuple[Part, ...] = (Text(head + note.text + tail), *others)
     return dataclasses.replace(result, parts=parts)
 
 
