@@ -132,6 +132,9 @@ def test_fits_whenever_the_protected_set_fits(
         for c in costs
         if c.protection is Protection.TAIL
     )
+    free = [c.protection is Protection.NONE for c in costs]
+    runs = sum(1 for i, f in enumerate(free) if f and (i == 0 or not free[i - 1]))
+    floor += runs * budget.bridge  # dropping every free run may need a bridge each
     assume(floor + max(budget.preamble_dropped, budget.preamble_kept) <= (budget.limit or 0))
     assert run(case).fits
 
