@@ -104,7 +104,8 @@ class Row:
 
     @property
     def on_target(self) -> bool:
-        return self.worst_under >= TARGET_UNDER and self.p95_abs <= TARGET_P95
+        slack = 1e-9  # a margin that lifts the worst to exactly -5% meets the target
+        return self.worst_under >= TARGET_UNDER - slack and self.p95_abs <= TARGET_P95
 
 
 def summarize(errors: list[float]) -> Row:
@@ -168,7 +169,25 @@ def _texts(message: cf.Message) -> list[str]:
     return found
 
 
-Results = dict[tuple[str, str], tuple[Row, Row, Row]]
+@dataclass(frozen=True)
+class Group:
+    """One source and class: each estimator's row, and the rules ceiling with a margin."""
+
+    ours: Row
+    naive: Row
+    rules: Row
+    margin: float
+    """The smallest class factor (minus 1) lifting the rules' worst undercount to -5%."""
+    rules_margin: Row
+
+
+def with_margin(errors: list[float]) -> tuple[float, Row]:
+    """The rules errors after the smallest factor that removes undercounts past -5%."""
+    factor = max(1.0, (1 + TARGET_UNDER) / (1 + min(errors)))
+    return factor - 1, summarize([(1 + e) * factor - 1 for e in errors])
+
+
+Results = dict[tuple[str, str], Group]
 
 
 def measure(cases: list[Case]) -> Results:
@@ -185,7 +204,8 @@ def measure(cases: list[Case]) -> Results:
         naive.append(quarter.message(case.message) / truth - 1)
         rules.append(ceiling.message(case.message) / truth - 1)
     return {
-        key: (summarize(a), summarize(b), summarize(c)) for key, (a, b, c) in sorted(groups.items())
+        key: Group(summarize(a), summarize(b), summarize(c), *with_margin(c))
+        for key, (a, b, c) in sorted(groups.items())
     }
 
 
@@ -206,7 +226,7 @@ class Speed:
     tiktoken: float
 
 
-def speed(texts: list[str], rounds: int = 3) -> Speed:
+def speed(texts: list[str], rounds: int = 5) -> Speed:
     """Best of `rounds` passes for each, one thread; first use measured on its own."""
     chars = sum(map(len, texts))
     encoding = cf.TiktokenCounter("o200k_base").encoding
@@ -220,41 +240,41 @@ def speed(texts: list[str], rounds: int = 3) -> Speed:
     _heuristic.count_text("warm up")
     first_use = time.perf_counter() - start
 
-    def rate(fn: Callable[[str], object], before: Callable[[], object]) -> float:
-        best = math.inf
-        for _ in range(rounds):
-            before()
-            start = time.perf_counter()
-            for text in texts:
-                fn(text)
-            best = min(best, time.perf_counter() - start)
-        return chars / best
+    def seconds(fn: Callable[[str], object]) -> float:
+        start = time.perf_counter()
+        for text in texts:
+            fn(text)
+        return time.perf_counter() - start
 
-    count, clear = _heuristic.count_text, _heuristic.piece_counts().clear
-    return Speed(
-        first_use,
-        memory,
-        rate(count, clear),
-        rate(count, lambda: None),
-        rate(lambda t: encoding.encode(t, disallowed_special=()), lambda: None),
-    )
+    def tiktoken(text: str) -> object:
+        return encoding.encode(text, disallowed_special=())
+
+    count = _heuristic.count_text
+    best = [math.inf] * 3
+    for _ in range(rounds):  # interleaved, so a busy moment slows all three alike
+        _heuristic.piece_counts().clear()
+        times = (seconds(count), seconds(count), seconds(tiktoken))
+        best = [min(a, b) for a, b in zip(best, times, strict=True)]
+    return Speed(first_use, memory, *(chars / t for t in best))
 
 
 def fmt(x: float) -> str:
     return f"{x * 100:+.1f}%"
 
 
-def _row(source: str, klass: str, ours: Row, naive: Row, rules: Row) -> str:
+def _row(source: str, klass: str, group: Group) -> str:
+    ours, naive, rules, fixed = group.ours, group.naive, group.rules, group.rules_margin
     return (
         f"| {source} | {klass} | {ours.n} | {fmt(ours.mean)} | {ours.p95_abs * 100:.1f}% "
         f"| {fmt(ours.worst_under)} | {ours.under_5} | {fmt(naive.mean)} "
         f"| {naive.p95_abs * 100:.1f}% | {fmt(naive.worst_under)} | {naive.under_5} "
-        f"| {rules.p95_abs * 100:.1f}% | {fmt(rules.worst_under)} | {rules.under_5} |"
+        f"| {rules.p95_abs * 100:.1f}% | {fmt(rules.worst_under)} | {rules.under_5} "
+        f"| {fmt(group.margin)} | {fixed.p95_abs * 100:.1f}% |"
     )
 
 
-def _verdict(results: Results, which: int) -> str:
-    missed = [f"{s}/{k}" for (s, k), rows in results.items() if not rows[which].on_target]
+def _verdict(results: Results, row: Callable[[Group], Row]) -> str:
+    missed = [f"{s}/{k}" for (s, k), group in results.items() if not row(group).on_target]
     return f"missed by {', '.join(missed)}" if missed else "met by every class"
 
 
@@ -264,29 +284,36 @@ def render(results: Results, rates: Speed) -> str:
         "",
         f"Command: `.venv/bin/python -m bench.heuristic_accuracy` ({datetime.date.today()}; "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
-        "shared with other jobs, so speeds are best of 3).",
+        "shared with other jobs, so speeds are the best of 5 interleaved rounds).",
         "",
         "Error = (estimate - exact) / exact per message, with OpenAI chat overheads on both "
         "sides; exact = tiktoken `o200k_base`. Class = `content_class` of the message text "
         "(samples: their file). A negative worst underestimate is the largest undercount. "
         "*Rules ceiling*: every o200k piece priced at the mean exact count of its bucket "
         "(space, digits, punctuation, or word by lead character, case and length), fitted "
-        "on these same messages: the best any per-piece rule of those features can do.",
+        "on these same messages: the best any per-piece rule of those features can do on "
+        "average. *+ class margin*: the smallest factor per source and class that lifts its "
+        "worst undercount to -5%, and the p95 |error| the rules ceiling has with it.",
         "",
         "| source | class | n | heuristic mean | heuristic p95 abs | heuristic worst under "
         "| heuristic n under >5% | chars/4 mean | chars/4 p95 abs | chars/4 worst under "
         "| chars/4 n under >5% | rules ceiling p95 abs | rules ceiling worst under "
-        "| rules ceiling n under >5% |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
-        *(_row(s, k, *rows) for (s, k), rows in results.items()),
+        "| rules ceiling n under >5% | + class margin | + class margin p95 abs |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        *(_row(s, k, group) for (s, k), group in results.items()),
         "",
         "Target per class: no message under-counted by more than 5% and p95 |error| <= 15%: "
-        f"heuristic {_verdict(results, 0)}; chars/4 {_verdict(results, 1)}; "
-        f"rules ceiling {_verdict(results, 2)}.",
+        f"heuristic {_verdict(results, lambda g: g.ours)}; "
+        f"chars/4 {_verdict(results, lambda g: g.naive)}; "
+        f"rules ceiling {_verdict(results, lambda g: g.rules)}; "
+        f"rules ceiling + class margin {_verdict(results, lambda g: g.rules_margin)}.",
         "",
         "The heuristic is o200k's pre-tokenizer (standard `re`) and byte-pair merges over the "
         "vocabulary that ships in the package, in pure Python; nothing is fitted to this "
-        "corpus, so there is no held-out split to make.",
+        "corpus, so there is no held-out split to make. Before it (the character-class rules "
+        "estimator of commit 311dc07), 94 corpus messages were under-counted by more than 5% "
+        "(worst -11.8%), p95 |error| reached 18-24% on prose, ids, listings, CJK and code "
+        "samples, and it ran at 0.14-0.20x tiktoken's speed (two runs on this machine).",
         "",
         f"Speed over the corpus texts, one thread: heuristic {rates.cold / 1e6:.2f} M chars/s "
         f"with no piece cached, {rates.warm / 1e6:.2f} M chars/s with its piece cache warm; "

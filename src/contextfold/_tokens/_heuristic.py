@@ -6,9 +6,9 @@ Rules:
    pieces. Nothing outside the standard library runs, and nothing is downloaded.
 2. The merges are tiktoken's, so wherever the stdlib split agrees with tiktoken's (every
    text of the shared corpus, every assigned character the tests generate) the count is
-   exactly tiktoken's `o200k_base` count; it can differ only around characters newer than
-   this Python's Unicode tables (`_pretokenize` rule 4). It therefore never errs low by
-   design, and adds no margin: an o200k count is what the engine budgets against.
+   exactly tiktoken's `o200k_base` count; the split can differ only around characters newer
+   than this Python's Unicode tables (`_pretokenize` rule 4). No margin is added: an exact
+   count needs none, and other tokenizers are the profiles' and CalibratedCounter's job.
 3. Why not character-class rules: how many tokens a word costs is a fact of the vocabulary
    (`/special` is 2 tokens, `/sympy` 3, `/functions` 1), tool output repeats the same few
    words, and their errors add up instead of averaging out. BENCHMARKS.md has the numbers.
