@@ -43,7 +43,7 @@ def _accountant(
 
 
 class HeuristicCounter:
-    """Zero-dependency estimate that knows content classes and errs high."""
+    """Zero-dependency o200k_base count: tiktoken's split and merges in pure Python."""
 
     __slots__ = ("_acct", "name")
 
