@@ -139,7 +139,7 @@ def _new_artifacts(
         anchor = BEFORE_ALL
     sources = list(zip(applied.folded, applied.folded_refs, strict=True))
     sources += zip(applied.dropped, applied.dropped_refs, strict=True)
-    card, rules = new_card(parts.card, sources, archive)
+    card, rules = new_card(parts.card, sources, archive, applied.refs)
     joined = SHAPES[settings.format].joined_preamble
     return placements(card, summary, anchor, joined), rules
 
