@@ -4,12 +4,14 @@ Rules:
 1. The output has the input's format and shape (a list stays a list, a request body
    stays a request body with every other field untouched).
 2. A payload that fits and needs no repair comes back as the very same object.
-3. Otherwise it is compacted down to the low-water mark (`low` x budget).
+3. Otherwise it is compacted down to the low-water mark (`low` x budget); the report's
+   `tokens_after` is counted on the rendered payload, exactly what `count_tokens` says.
 4. `pins` and `droppable` are indices into the payload's message (or item) list.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -105,7 +107,13 @@ def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
         extras=job.conversation.extras,
     )
     rendered = render(conversation, job.fmt)
-    return CompactResult(rendered, outcome.report, job.archive, job.fmt, conversation)
+    _, reparsed = parse(rendered, job.fmt)
+    after = fixed_overhead(reparsed, job.settings.counter)
+    after += sum(job.settings.counter.count(m) for m in reparsed.messages)
+    report = dataclasses.replace(
+        outcome.report, tokens_after=after, fits=after <= job.settings.budget
+    )
+    return CompactResult(rendered, report, job.archive, job.fmt, conversation)
 
 
 def compact(

@@ -8,32 +8,49 @@ Rules:
    prune-only pass. In between, the prefix already sent stays byte-identical (I7).
 3. Compaction works on the view itself, so an earlier summary is merged, not redone, and
    masked payloads stay masked.
-4. Pins and marks follow their messages through compactions (by sequence number).
-5. `snapshot()` is plain JSON; `restore()` continues exactly where the snapshot was taken.
+4. A turn costs O(new messages): every entry keeps its token count and its rendered wire
+   form, so `view()` neither recounts nor re-renders the history.
+5. Pins and marks follow their messages through compactions (by sequence number).
+6. `snapshot()` is plain JSON; `restore()` continues exactly where the snapshot was taken.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
 
 from ._adapters import check_format, parse, render
 from ._archive import Archive
 from ._engine._counting import counter_name, fixed_overhead, resolve_counter
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
-from ._errors import ConfigurationError, InvalidConversation
-from ._messages import Conversation, Message, Part, Text
+from ._errors import ConfigurationError
+from ._messages import Conversation, Message, Part, Text, ToolSpec
+from ._planning._trigger import Marks as WaterMarks
+from ._planning._trigger import Trigger, TriggerState, after, decide
 from ._policy import Policy
 from ._report import Report
-from ._serialize import dump_message, load_message
+from ._snapshot import dump_state, load_state
 from ._strategies._steps import Prune, chain
 from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import Summarizer
 from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
 
-SNAPSHOT_VERSION = 1
+_WINDOW = 16
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One message of the view with what it costs and how it renders."""
+
+    message: Message
+    seq: int | None
+    """The number `add` gave it; None for messages compaction made."""
+    raw: int
+    """Tokens by the uncalibrated counter."""
+    wire: object = None
 
 
 class ContextManager:
@@ -46,6 +63,7 @@ class ContextManager:
         *,
         format: str = "openai-chat",
         system: str | None = None,
+        tools: Iterable[ToolSpec] = (),
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
         archive: Archive | None = None,
@@ -57,26 +75,31 @@ class ContextManager:
         self.budget = budget
         self.model = model
         self.format = check_format(format)
-        self.policy = (policy or Policy()).replace(**options) if options else (policy or Policy())
+        base = policy or Policy()
+        self.policy = base.replace(**options) if options else base
         self.summarizer: Summarizer = summarizer or LedgerSummarizer()
         inner = resolve_counter(model, self.format, counter)
         self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
-        self._sent = 0
         self.archive = archive or Archive()
+        self.tools = tuple(tools)
         self.last_report: Report | None = None
-        self._view: list[Message] = []
-        self._seqs: list[int | None] = []
+        self._entries: list[_Entry] = []
+        self._raw_total = 0
         self._next = 0
         self._pins: set[int] = set()
         self._droppable: set[int] = set()
+        self._observed: list[tuple[int, int]] = []
+        self._sent = 0
+        self._trigger = TriggerState()
+        self._overhead_raw = fixed_overhead(Conversation((), tools=self.tools), self.counter.inner)
         if system is not None:
             self.add(Message("system", (Text(system),)))
 
     # --- history ---------------------------------------------------------------------
 
     def add(self, message: object, *, pin: bool = False, droppable: bool = False) -> int:
-        """Append one message (wire dict in this manager's format, or a neutral Message)."""
-        parsed = [message] if isinstance(message, Message) else self._parse([message])
+        """Append one message (a wire dict in this manager's format, or a neutral Message)."""
+        parsed = [message] if isinstance(message, Message) else self._parse(message)
         seq = -1
         for item in parsed:
             seq = self._append(item, pin=pin, droppable=droppable)
@@ -87,15 +110,16 @@ class ContextManager:
         for message in messages:
             self.add(message)
 
-    def _parse(self, wire: list[object]) -> list[Message]:
-        _, conversation = parse(wire, self.format)
+    def _parse(self, wire: object) -> list[Message]:
+        _, conversation = parse([wire], self.format)
         return list(conversation.messages)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:
         seq = self._next
         self._next += 1
-        self._view.append(message)
-        self._seqs.append(seq)
+        raw = self.counter.inner.count(message)
+        self._entries.append(_Entry(message, seq, raw))
+        self._raw_total += raw
         if pin:
             self._pins.add(seq)
         if droppable:
@@ -104,13 +128,13 @@ class ContextManager:
 
     def pin_last(self) -> None:
         """Pin the newest message (with its tool partners: pins cover whole units)."""
-        if not self._view or self._seqs[-1] is None:
+        if not self._entries or self._entries[-1].seq is None:
             raise ConfigurationError("there is no message to pin")
         self._pins.add(self._next - 1)
 
     def pin_at(self, seq: int) -> None:
         """Pin the message that `add` numbered `seq`; it must still be in the view."""
-        if seq not in self._seqs:
+        if all(e.seq != seq for e in self._entries):
             raise ConfigurationError(f"message {seq} is not in the view (folded or unknown)")
         self._pins.add(seq)
 
@@ -121,46 +145,53 @@ class ContextManager:
     # --- the view --------------------------------------------------------------------
 
     def tokens(self) -> int:
-        """Tokens the current view costs."""
-        return self._overhead() + sum(self.counter.count(m) for m in self._view)
+        """Tokens the current view costs (calibrated)."""
+        return math.ceil((self._overhead_raw + self._raw_total) * self.counter.ratio)
 
     def messages(self) -> list[Message]:
         """The current view in neutral form."""
-        return list(self._view)
+        return [e.message for e in self._entries]
 
     def view(self) -> list[object]:
         """The wire messages to send now, compacted first if the view is past a mark."""
-        flow = self._flow()
+        trigger, flow = self._flow()
         if flow is not None:
-            self._accept(run(flow, self.summarizer))
-        self._sent = self.tokens()
+            self._accept(run(flow, self.summarizer), trigger)
         return self._render()
 
     async def aview(self) -> list[object]:
         """Awaitable `view`: summaries come from `asummarize` when available."""
-        flow = self._flow()
+        trigger, flow = self._flow()
         if flow is not None:
-            self._accept(await arun(flow, self.summarizer))
-        self._sent = self.tokens()
+            self._accept(await arun(flow, self.summarizer), trigger)
         return self._render()
 
     def compact(self) -> Report:
         """Compact now, down to the low-water mark, whatever the view's size."""
-        self._accept(
-            run(self._make_flow(self.policy, int(self.policy.low * self.budget)), self.summarizer)
-        )
-        assert self.last_report is not None
-        return self.last_report
+        flow = self._make_flow(self.policy, self._marks().low)
+        return self._accept(run(flow, self.summarizer), Trigger.FULL)
 
-    def _flow(self) -> Flow | None:
-        total = self.tokens()
-        policy = self.policy
-        if total > policy.high * self.budget:
-            return self._make_flow(policy, int(policy.low * self.budget))
-        if total > policy.prune_at * self.budget and policy.steps.get("prune") is not None:
-            prune_only = policy.replace(steps=chain(policy.steps.get("prune") or Prune()))
-            return self._make_flow(prune_only, int(policy.prune_at * self.budget))
-        return None
+    def _marks(self) -> WaterMarks:
+        policy, budget = self.policy, self.budget
+        prune = isinstance(policy.steps.get("prune"), Prune)
+        return WaterMarks(
+            high=int(policy.high * budget),
+            low=int(policy.low * budget),
+            prune_at=int(policy.prune_at * budget) if prune else None,
+            slack=max(1, budget // 20),
+        )
+
+    def _flow(self) -> tuple[Trigger, Flow | None]:
+        marks = self._marks()
+        trigger = decide(self.tokens(), marks, self._trigger)
+        if trigger is Trigger.FULL:
+            return trigger, self._make_flow(self.policy, marks.low)
+        if trigger is Trigger.PRUNE:
+            prune = self.policy.steps.get("prune")
+            assert isinstance(prune, Prune)
+            return trigger, self._make_flow(self.policy.replace(steps=chain(prune)), marks.low)
+        self._trigger = after(trigger, self.tokens(), marks, self._trigger)
+        return trigger, None
 
     def _make_flow(self, policy: Policy, target: int) -> Flow:
         settings = Settings(
@@ -170,39 +201,52 @@ class ContextManager:
             policy,
             self.counter,
             counter_name(self.counter),
-            self._overhead(),
+            self.counter.fixed_overhead(Conversation((), tools=self.tools)),
+            pending_tail=True,
         )
         marks = Marks(
-            frozenset(i for i, s in enumerate(self._seqs) if s in self._pins),
-            frozenset(i for i, s in enumerate(self._seqs) if s in self._droppable),
+            frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),
+            frozenset(i for i, e in enumerate(self._entries) if e.seq in self._droppable),
         )
-        return compact_flow(tuple(self._view), settings, marks, self.archive)
+        return compact_flow(self.messages(), settings, marks, self.archive)
 
-    def _accept(self, outcome: Outcome) -> None:
+    def _accept(self, outcome: Outcome, trigger: Trigger) -> Report:
         self.last_report = outcome.report
-        if not outcome.report.compacted:
-            return
-        self._view = list(outcome.messages)
-        self._seqs = [None if o is None else self._seqs[o] for o in outcome.origins]
+        if outcome.report.compacted:
+            old = self._entries
+            self._entries = [
+                old[o] if o is not None and old[o].message is m else self._entry(m, o, old)
+                for m, o in zip(outcome.messages, outcome.origins, strict=True)
+            ]
+            self._raw_total = sum(e.raw for e in self._entries)
+        self._trigger = after(trigger, self.tokens(), self._marks(), self._trigger)
+        return outcome.report
 
-    def _overhead(self) -> int:
-        return fixed_overhead(Conversation(tuple(self._view)), self.counter)
+    def _entry(self, message: Message, origin: int | None, old: list[_Entry]) -> _Entry:
+        seq = old[origin].seq if origin is not None else None
+        return _Entry(message, seq, self.counter.inner.count(message))
 
     def _render(self) -> list[object]:
-        messages = tuple(m for m in self._view if not _lifted_system(m, self.format))
-        rendered = render(Conversation(messages), self.format)
-        if not isinstance(rendered, list):
-            raise InvalidConversation("renderer returned a body for a message list")
-        return rendered
+        out: list[object] = []
+        for entry in self._entries:
+            if self.format == "anthropic" and entry.message.role == "system":
+                continue  # Anthropic carries it outside the messages: see system_prompt()
+            if entry.wire is None:
+                rendered = render(Conversation((entry.message,)), self.format)
+                assert isinstance(rendered, list)
+                entry.wire = rendered[0]
+            out.append(entry.wire)
+        self._sent = self._overhead_raw + self._raw_total
+        return out
 
     def system_prompt(self) -> object:
-        """The system prompt in wire form for formats that carry it outside the messages."""
-        system = tuple(m for m in self._view if _lifted_system(m, self.format))
-        if not system:
+        """Anthropic's top-level `system` for the current view (None for other formats)."""
+        system = tuple(e.message for e in self._entries if e.message.role == "system")
+        if self.format != "anthropic" or not system:
             return None
         probe = (*system, Message("user", (Text("."),)))
         body = render(Conversation(probe, shape="body"), self.format)
-        return body.get("system", body.get("instructions")) if isinstance(body, dict) else None
+        return body.get("system") if isinstance(body, dict) else None
 
     # --- calibration, recall, snapshots ------------------------------------------------
 
@@ -211,24 +255,26 @@ class ContextManager:
         if self._sent <= 0:
             raise ConfigurationError("observe_usage() needs a view() sent first")
         self.counter.observe(self._sent, prompt_tokens)
+        self._observed = [*self._observed, (self._sent, prompt_tokens)][-_WINDOW:]
 
     def recall(self, ref: str) -> Message | Part | str:
         """The original payload behind a marker's reference."""
         return self.archive.get(ref)
 
     def snapshot(self) -> dict[str, object]:
-        """The manager's state as plain JSON data."""
-        return {
-            "version": SNAPSHOT_VERSION,
-            "budget": self.budget,
-            "model": self.model,
-            "format": self.format,
-            "view": [dump_message(m) for m in self._view],
-            "seqs": list(self._seqs),
-            "next": self._next,
-            "pins": sorted(self._pins),
-            "droppable": sorted(self._droppable),
-        }
+        """The manager's state as plain JSON data (the archive too when it is in memory)."""
+        return dump_state(
+            budget=self.budget,
+            model=self.model,
+            format=self.format,
+            tools=self.tools,
+            entries=[(e.message, e.seq) for e in self._entries],
+            next_seq=self._next,
+            pins=self._pins,
+            droppable=self._droppable,
+            observed=self._observed,
+            archive=self.archive,
+        )
 
     @classmethod
     def restore(
@@ -240,30 +286,26 @@ class ContextManager:
         archive: Archive | None = None,
         policy: Policy | None = None,
     ) -> ContextManager:
-        """A manager continuing from `snapshot` (pass the archive it used)."""
-        data = _snapshot_fields(snapshot)
+        """A manager continuing from `snapshot` (pass the archive it used, unless in memory)."""
+        state = load_state(snapshot, archive)
         manager = cls(
-            data["budget"],
-            data["model"],
-            format=data["format"],
+            state.budget,
+            state.model,
+            format=state.format,
+            tools=state.tools,
             summarizer=summarizer,
             counter=counter,
-            archive=archive,
+            archive=state.archive,
             policy=policy,
         )
-        manager._view = [load_message(m, i) for i, m in enumerate(data["view"])]
-        manager._seqs = list(data["seqs"])
-        manager._next = data["next"]
-        manager._pins = set(data["pins"])
-        manager._droppable = set(data["droppable"])
+        for message, seq in state.entries:
+            raw = manager.counter.inner.count(message)
+            manager._entries.append(_Entry(message, seq, raw))
+            manager._raw_total += raw
+        manager._next = state.next_seq
+        manager._pins = set(state.pins)
+        manager._droppable = set(state.droppable)
+        for estimated, actual in state.observed:
+            manager.counter.observe(estimated, actual)
+        manager._observed = list(state.observed)
         return manager
-
-
-def _lifted_system(message: Message, format: str) -> bool:
-    return format != "openai-chat" and message.role == "system"
-
-
-def _snapshot_fields(snapshot: object) -> dict[str, Any]:
-    if not isinstance(snapshot, dict) or snapshot.get("version") != SNAPSHOT_VERSION:
-        raise InvalidConversation("not a contextfold snapshot (or an unsupported version)")
-    return snapshot

@@ -56,6 +56,10 @@ class Report:
     summaries: tuple[SummaryInfo, ...] = ()
     card_rules: int = 0
     """Rules carried in the constraint card."""
+    protected_tokens: int = 0
+    """Tokens compaction may not remove: system prompt, pins, the latest user turn, the
+    newest turns, the constraint card and fixed overhead. Over the budget means no
+    compaction can fit."""
 
     @property
     def actions(self) -> Mapping[str, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+import contextfold as cf
 from contextfold import Image, Message, Part, Reasoning, Text, ToolCall, ToolResult
 
 SHAPES = ("openai-chat", "openai-responses", "anthropic")
@@ -61,9 +62,10 @@ def step(draw: st.DrawFn, shape: str, used: set[str]) -> list[Message]:
     """One assistant response with its tool results, in `shape`."""
     n_calls = draw(st.integers(0, 3))
     ids: list[str] = []
+    taken = used if shape == "anthropic" else set()  # Anthropic rejects re-used ids
     for k in range(n_calls):
         base = draw(call_ids)
-        ids.append(base if base not in ids else f"{base}_{k}")
+        ids.append(base if base not in ids and base not in taken else f"{base}_{len(taken)}_{k}")
     used.update(ids)
     calls = [ToolCall(i, draw(tool_names), '{"arg": "' + draw(words) + '"}') for i in ids]
     head: list[Part] = []
@@ -71,18 +73,18 @@ def step(draw: st.DrawFn, shape: str, used: set[str]) -> list[Message]:
         head.append(Reasoning(draw(prose()), signature="sig" if shape == "anthropic" else None))
     if draw(st.booleans()) or not calls:
         head.append(Text(draw(prose(1, 80))))
+    image_results = shape != "openai-chat"  # chat tool messages carry text parts only
     results = [
         ToolResult(
             i,
-            (Text(draw(result_text)),) + ((draw(images),) if draw(st.booleans()) else ()),
+            (Text(draw(result_text)),)
+            + ((draw(images),) if image_results and draw(st.booleans()) else ()),
             is_error=draw(st.booleans()) and shape == "anthropic",
         )
         for i in ids
     ]
     if shape == "openai-responses":
-        out = [Message("assistant", (p,)) for p in head] + [
-            Message("assistant", (c,)) for c in calls
-        ]
+        out = [_responses_item(p) for p in head] + [Message("assistant", (c,)) for c in calls]
         return out + [Message("tool", (r,)) for r in results]
     out = [Message("assistant", (*head, *calls))]
     if shape == "anthropic":
@@ -124,3 +126,16 @@ def _alternate(messages: list[Message]) -> list[Message]:
 
 
 shapes = st.sampled_from(SHAPES)
+
+
+def _responses_item(part: Part) -> Message:
+    """A Responses item for `part`; reasoning items come from the real parser (they need ids)."""
+    if not isinstance(part, Reasoning):
+        return Message("assistant", (part,))
+    item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": part.text}],
+    }
+    _, conversation = cf.parse([item], format="openai-responses")
+    return conversation.messages[0]

@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 
 from contextfold import Archive, Message, Policy, ToolCall, ToolResult
 from contextfold._engine._drive import run
-from contextfold._engine._flow import Marks, Outcome, Settings, compact_flow
+from contextfold._engine._flow import (
+    Marks,
+    Outcome,
+    Settings,
+    _plan,
+    _prepare,
+    _prune_size,
+    compact_flow,
+)
 from contextfold._messages import MARKER_RE, message_text
 from contextfold._planning._units import UnitKind, group_units
 from contextfold._summarizers._ledger import LedgerSummarizer
@@ -144,3 +152,15 @@ def test_i7_compacting_the_output_again_changes_nothing(case: Case) -> None:
     if out.report.fits:
         assert again.messages == out.messages
         assert not again.report.compacted
+
+
+@given(cases())
+def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
+    settings = Settings(
+        case.budget, int(0.6 * case.budget), case.shape, Policy(), COUNTER, "fixed", 0
+    )
+    prep = _prepare(case.messages, settings, Archive())
+    plan, _ = _plan(prep, settings, Marks(pinned=case.pins), _prune_size(settings))
+    out = compact(case)
+    if out.report.compacted:
+        assert out.report.tokens_after <= plan.expected

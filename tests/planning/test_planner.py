@@ -132,6 +132,9 @@ def test_fits_whenever_the_protected_set_fits(
         for c in costs
         if c.protection is Protection.TAIL
     )
+    free = [c.protection is Protection.NONE for c in costs]
+    runs = sum(1 for i, f in enumerate(free) if f and (i == 0 or not free[i - 1]))
+    floor += runs * budget.bridge  # dropping every free run may need a bridge each
     assume(floor + max(budget.preamble_dropped, budget.preamble_kept) <= (budget.limit or 0))
     assert run(case).fits
 
@@ -141,7 +144,9 @@ def test_no_needless_compaction(case: tuple[list[UnitCost], PlanBudget, Chain]) 
     costs, budget, _ = case
     result = run(case)
     assume(result.on_target)
-    changed = [i for i, a in enumerate(result.actions) if a is not Action.KEEP]
+    changed = [
+        i for i, a in enumerate(result.actions) if a is not Action.KEEP and not costs[i].droppable
+    ]
     assume(changed)
     newest = changed[-1]
     restored = list(result.actions)
@@ -199,3 +204,20 @@ def test_droppable_units_go_first() -> None:
     costs = [UnitCost(300), UnitCost(300, droppable=True), UnitCost(300)]
     result = plan(costs, PlanBudget(600), DEFAULT)
     assert result.actions == (Action.KEEP, Action.DROP, Action.KEEP)
+
+
+def test_eviction_policies_compose() -> None:
+    from contextfold import max_of, min_of, retain_last
+
+    assert retain_last(3).count(10) == 7
+    assert retain_last(30).count(10) == 0
+    assert evict_fraction(0.25).count(10) == 3
+    assert min_of(retain_last(3), evict_fraction(0.25)).count(10) == 3
+    assert max_of(retain_last(3), evict_fraction(0.25)).count(10) == 7
+    assert repr(max_of(retain_last(3), evict_fraction(0.25))) == (
+        "max_of(retain_last(3), evict_fraction(0.25))"
+    )
+    costs = [UnitCost(100) for _ in range(10)]
+    steps = chain(summarize(eviction=retain_last(2)))
+    result = plan(costs, PlanBudget(900, preamble_folded=50), steps, tail_share=0.0)
+    assert result.actions.count(Action.FOLD) == 8

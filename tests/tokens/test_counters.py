@@ -82,11 +82,19 @@ def test_unknown_format_is_a_configuration_error() -> None:
         ("openai/gpt-4.1-mini", "openai-chat", "tiktoken:o200k_base"),
         ("gpt-4-0613", "openai-chat", "tiktoken:cl100k_base"),
         ("claude-sonnet-4-5", "anthropic", "heuristic"),
-        ("qwen3-32b", "openai-chat", "heuristic"),
-        (None, "openai-chat", "heuristic"),
+        ("qwen3-32b", "openai-chat", "heuristic x1.10"),
+        (None, "openai-chat", "heuristic x1.10"),
     ],
 )
 def test_counter_for(model: str | None, format: str, name: str) -> None:
     counter = cf.counter_for(model, format)
     assert counter.name == name
     assert cf.counter_for(model, format) is counter  # cached: its text cache persists
+
+
+def test_unknown_tokenizers_get_a_margin_over_exact_o200k() -> None:
+    text = "def fetch(url):\n    return requests.get(url, timeout=30).json()\n" * 20
+    exact = cf.HeuristicCounter().count_text(text)
+    assert cf.counter_for("qwen3-32b", "openai-chat").count_text(text) >= int(exact * 1.1)
+    with pytest.raises(cf.ConfigurationError):
+        cf.HeuristicCounter(margin=0.9)

@@ -25,8 +25,12 @@ def new_card(
     existing: str | None,
     sources: Sequence[tuple[Message, str]],
     archive: Archiver | None,
+    refs: list[str] | None = None,
 ) -> tuple[str | None, int]:
-    """The card text after adding the rules of `sources` (message, ref), and its size."""
+    """The card text after adding the rules of `sources` (message, ref), and its size.
+
+    Superseded rules are archived; their references are appended to `refs`.
+    """
     state = parse_card(existing) if existing else CardState()
     for message, ref in sources:
         if message.role != "user":
@@ -34,7 +38,9 @@ def new_card(
         state, superseded = state.update(message, ref)
         if archive is not None:
             for rule in superseded:
-                archive.put(rule.text, label="superseded rule")
+                stored = archive.put(rule.text, label="superseded rule")
+                if refs is not None:
+                    refs.append(stored)
     if not state.rules:
         return None, 0
     return render_card(state), len(state.rules)

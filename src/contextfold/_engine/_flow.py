@@ -16,7 +16,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 from .._messages import Message, Summary
-from .._planning._plan import Plan, PlanBudget
+from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
 from .._planning._units import Unit, group_units
 from .._policy import Policy
@@ -47,6 +47,8 @@ class Settings:
     counter_name: str
     overhead: int
     """Fixed tokens outside the messages: reply priming and tool schemas."""
+    pending_tail: bool = False
+    """Leave the last exchange's unanswered calls alone (an agent loop awaits them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +86,11 @@ def compact_flow(
     before = settings.overhead + sum(counter.count(m) for m in messages)
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
-    the_plan = _plan(prep, settings, marks, prune)
+    the_plan, protected = _plan(prep, settings, marks, prune)
     if not the_plan.changes and not prep.notes and not prep.parts.bridges:
-        report = _report(settings, before, before, the_plan, _Done(Applied(), prep.notes, 0, False))
+        report = _report(
+            settings, before, before, the_plan, _Done(Applied(), prep.notes, protected, 0, False)
+        )
         return Outcome(tuple(messages), report, tuple(range(len(messages))))
     mask = settings.policy.steps.get("mask")
     prose_over = mask.prose_over if isinstance(mask, Mask) else 0
@@ -102,10 +106,14 @@ def compact_flow(
     if SHAPES[settings.format].alternate:
         out, origins = add_bridges(out, origins, archive.put)
     if out == list(messages):  # only regenerated bridges: nothing changed
-        report = _report(settings, before, before, the_plan, _Done(Applied(), (), 0, False))
+        report = _report(
+            settings, before, before, the_plan, _Done(Applied(), (), protected, 0, False)
+        )
         return Outcome(tuple(messages), report, tuple(range(len(messages))))
     after = settings.overhead + sum(counter.count(m) for m in out)
-    report = _report(settings, before, after, the_plan, _Done(applied, prep.notes, rules, True))
+    report = _report(
+        settings, before, after, the_plan, _Done(applied, prep.notes, protected, rules, True)
+    )
     return Outcome(tuple(out), report, tuple(origins))
 
 
@@ -131,7 +139,7 @@ def _new_artifacts(
         anchor = BEFORE_ALL
     sources = list(zip(applied.folded, applied.folded_refs, strict=True))
     sources += zip(applied.dropped, applied.dropped_refs, strict=True)
-    card, rules = new_card(parts.card, sources, archive)
+    card, rules = new_card(parts.card, sources, archive, applied.refs)
     joined = SHAPES[settings.format].joined_preamble
     return placements(card, summary, anchor, joined), rules
 
@@ -146,7 +154,13 @@ def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver)
     origins: list[int | None] = list(range(len(parts.system)))
     notes: tuple[str, ...] = ()
     if settings.policy.repair:
-        fixed = repair(parts.body, parts.origins, SHAPES[settings.format], archive.put)
+        fixed = repair(
+            parts.body,
+            parts.origins,
+            SHAPES[settings.format],
+            archive.put,
+            pending_tail=settings.pending_tail,
+        )
         body += fixed.messages
         origins += fixed.origins
         notes = tuple(fixed.notes)
@@ -161,7 +175,8 @@ def _prune_size(settings: Settings) -> PruneSize:
     return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
 
 
-def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -> Plan:
+def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -> tuple[Plan, int]:
+    """The plan, and the tokens of what it may not remove (protected units and the card)."""
     policy, counter = settings.policy, settings.counter
     pinned = [o is not None and o in marks.pinned for o in prep.origins]
     droppable = [o is not None and o in marks.droppable for o in prep.origins]
@@ -196,13 +211,16 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )
-    return make_plan(costs, budget, policy.steps, policy.tail_share)
+    protected = settings.overhead + card
+    protected += sum(c.tokens for c in costs if c.protection is not Protection.NONE)
+    return make_plan(costs, budget, policy.steps, policy.tail_share), protected
 
 
 @dataclass(frozen=True, slots=True)
 class _Done:
     applied: Applied
     notes: tuple[str, ...]
+    protected: int
     rules: int
     compacted: bool
 
@@ -236,4 +254,5 @@ def _report(settings: Settings, before: int, after: int, the_plan: Plan, done: _
         summarizer=last,
         summaries=tuple(applied.summaries),
         card_rules=done.rules,
+        protected_tokens=done.protected,
     )

@@ -6,6 +6,8 @@ Rules:
    when results travel in user messages, inside the exchange's result message.
 2. A tool result no call asked for is removed from the conversation and archived.
 3. Nothing else changes; every repair is described in a note for the report.
+4. In an agent loop the last exchange may still be waiting for its results; those calls
+   are left alone (`pending_tail`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
 """
@@ -45,10 +47,19 @@ def repair(
     origins: Sequence[int | None],
     shape: Shape,
     archive: Callable[[Message | Part | str], str],
+    *,
+    pending_tail: bool = False,
 ) -> Repaired:
-    """Repair dangling calls and stray results (rules 1-3)."""
+    """Repair dangling calls and stray results (rules 1-3).
+
+    With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
+    is still waiting for their results.
+    """
     out = Repaired()
-    for unit in group_units(messages):
+    units = group_units(messages)
+    if pending_tail and units and units[-1].dangling:
+        units[-1] = dataclasses.replace(units[-1], dangling=())
+    for unit in units:
         if unit.kind is UnitKind.ORPHAN:
             ref = archive(messages[unit.start])
             out.notes.append(

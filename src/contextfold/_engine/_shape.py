@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import Message, Role
+from .._messages import BRIDGE_NOTE, Message, Role
 from ._transform import marker
 
 
@@ -35,7 +35,7 @@ SHAPES: Final[Mapping[str, Shape]] = {
     "anthropic": Shape(alternate=True, results_in_user=True, joined_preamble=True),
 }
 
-BRIDGE_NOTE: Final = (
+BRIDGE_ARCHIVED: Final = (
     "contextfold bridge: turns that stood here were folded into the summary or removed; "
     "their originals are in the archive under the references shown in the summary."
 )
@@ -47,7 +47,7 @@ BRIDGE_REF: Final = "r0000000000"
 
 def bridge(role: Role, ref: str) -> Message:
     """A one-marker message in `role` that keeps turns alternating."""
-    return Message(role, (marker(ref, "earlier turns folded; see the summary"),))
+    return Message(role, (marker(ref, BRIDGE_NOTE),))
 
 
 def add_bridges(
@@ -64,7 +64,7 @@ def add_bridges(
         if role not in ("system", "developer"):
             if role == previous or (previous is None and role == "assistant"):
                 missing: Role = "assistant" if role == "user" else "user"
-                out.append(bridge(missing, archive_note(BRIDGE_NOTE)))
+                out.append(bridge(missing, archive_note(BRIDGE_ARCHIVED)))
                 out_origins.append(None)
             previous = role
         out.append(message)

@@ -3,9 +3,11 @@
 Rules:
 1. Mask: a tool result becomes one marker (ids kept, so pairing stays valid); an image
    becomes a marker; assistant text over the prose limit becomes a marker. User text,
-   tool calls, reasoning and existing artifacts are never touched.
+   tool calls, reasoning and existing artifacts are never touched. A marker keeps the
+   extras of the text it replaces (still text on the wire), never those of an image.
 2. Prune: a tool result whose text is over the limit keeps a head and a tail (cut at line
-   breaks when one is near) around a marker that says how much was cut.
+   breaks when one is near) around a marker that says how much was cut, all in one text
+   part, so every wire format renders it the same way.
 3. Every marker names the archive reference of the whole original part. `ref` is a
    callback: the engine passes `archive.put`; cost estimates pass a function returning ""
    and add REF_TOKENS_MAX per marker, so estimates bound the real cost from above.
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import Image, Marker, Message, Part, Text, ToolResult
+from .._messages import Image, Marker, Message, Part, Text, ToolResult, message_text
 from .._tokens._protocol import TokenCounter
 
 Ref = Callable[[Part], str]
@@ -34,6 +36,8 @@ class PruneSize:
     head_share: float
 
 
+MASK_MIN_CHARS: Final = 120
+"""Text this short is left alone: its marker would cost about as much."""
 REF_TOKENS_MAX: Final = 11
 """Upper bound of the tokens a reference like `r0123456789` adds to a marker."""
 
@@ -45,6 +49,7 @@ def marker(ref: str, what: str) -> Marker:
 
 
 def _chars(parts: tuple[Part, ...]) -> int:
+    """Characters of real payload: text, not markers."""
     return sum(len(p.text) for p in parts if isinstance(p, Text))
 
 
@@ -61,18 +66,25 @@ def _mask_part(
 ) -> Part:
     match part:
         case ToolResult():
-            size = _chars(part.parts)
-            images = sum(isinstance(p, Image) for p in part.parts)
-            what = f"tool result masked ({size:,} chars" + (f", {images} images" if images else "")
-            return dataclasses.replace(part, parts=(_keep_extras(marker(ref(part), what + ")")),))
+            return _mask_result(part, ref)
         case Image():
-            return _keep_extras(marker(ref(part), "image masked"), part)
+            return marker(ref(part), "image masked")  # image extras describe an image
         case Text() if message.role == "assistant" and _long(part, prose_over, counter):
             return _keep_extras(
                 marker(ref(part), f"assistant text masked ({len(part.text):,} chars)"), part
             )
         case _:
             return part
+
+
+def _mask_result(result: ToolResult, ref: Ref) -> ToolResult:
+    """One marker in place of the result's content, unless that would not be shorter."""
+    size = _chars(result.parts)
+    images = sum(isinstance(p, Image) for p in result.parts)
+    if not images and size <= MASK_MIN_CHARS:
+        return result  # already a marker, empty, or too short to be worth a marker
+    what = f"tool result masked ({size:,} chars" + (f", {images} images" if images else "")
+    return dataclasses.replace(result, parts=(marker(ref(result), what + ")"),))
 
 
 def _keep_extras(new: Marker, old: Part | None = None) -> Marker:
@@ -88,17 +100,8 @@ def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
 
 
 def count_markers(original: Message, changed: Message) -> int:
-    """How many markers `changed` has that `original` did not."""
-
-    def markers(m: Message) -> int:
-        n = 0
-        for p in m.parts:
-            n += isinstance(p, Marker)
-            if isinstance(p, ToolResult):
-                n += sum(isinstance(q, Marker) for q in p.parts)
-        return n
-
-    return markers(changed) - markers(original)
+    """How many markers `changed` shows that `original` did not (with or without a ref)."""
+    return message_text(changed).count("[cf:") - message_text(original).count("[cf:")
 
 
 def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
@@ -131,12 +134,11 @@ def _prune_result(
     head, tail = _cut(text, head_chars, keep_chars - head_chars)
     cut = len(text) - len(head) - len(tail)
     note = marker(ref(result), f"{cut:,} of {len(text):,} chars pruned from this tool result")
-    others = tuple(
-        _keep_extras(marker(ref(p), "image masked"), p) if isinstance(p, Image) else p
-        for p in result.parts
-        if not isinstance(p, Text)
+    images = "".join(
+        "\n" + marker(ref(p), "image masked").text for p in result.parts if isinstance(p, Image)
     )
-    parts: tuple[Part, ...] = (Text(head), note, Text(tail), *others)
+    others = tuple(p for p in result.parts if not isinstance(p, Text | Image))
+    parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return dataclasses.replace(result, parts=parts)
 
 

@@ -12,7 +12,7 @@ Rules:
    `tail_share` of the room, and never so many that folding everything else could not fit.
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
-   one that genuinely did not fit.
+   one that genuinely did not fit. Droppable units stay dropped: they go first.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def _relax(work: _Work, steps: Chain) -> None:
         changed = False
         for i in range(len(work.costs) - 1, -1, -1):
             action = work.actions[i]
-            if action is _KEEP or (action is _FOLD and not folds):
+            if action is _KEEP or (action is _FOLD and not folds) or work.costs[i].droppable:
                 continue
             for lighter in options:
                 if lighter is action:

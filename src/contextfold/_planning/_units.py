@@ -2,8 +2,9 @@
 
 Rules:
 1. Leading system/developer messages form the SYSTEM prefix.
-2. Messages made only of compaction artifacts (Card, Summary, Marker) right after the
-   prefix form the PREAMBLE; a message made only of a Marker elsewhere is a BRIDGE.
+2. Messages made only of a card and a summary right after the prefix form the PREAMBLE;
+   elsewhere they, and bridges (one marker describing folded turns), are BRIDGE units.
+   A message whose payload was masked to a marker is still the turn it was.
 3. A user message that carries no tool result is a USER turn.
 4. An EXCHANGE starts at an assistant message and absorbs the assistant messages that
    follow it (reasoning, calls and text of one response), then every message carrying
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .._messages import Card, Marker, Message, Summary, ToolCall, ToolResult
+from .._messages import BRIDGE_NOTE, Card, Marker, Message, Summary, ToolCall, ToolResult
 
 
 class UnitKind(Enum):
@@ -49,9 +50,20 @@ class Unit:
 
 
 def is_artifact_message(message: Message) -> bool:
-    """True when every part is a compaction artifact."""
-    return bool(message.parts) and all(
-        isinstance(p, Card | Summary | Marker) for p in message.parts
+    """True for the card, summary and bridge messages compaction makes."""
+    parts = message.parts
+    if parts and all(isinstance(p, Card | Summary) for p in parts):
+        return True
+    return is_bridge(message)
+
+
+def is_bridge(message: Message) -> bool:
+    """True for a bridge: one marker whose description is BRIDGE_NOTE."""
+    parts = message.parts
+    return (
+        len(parts) == 1
+        and isinstance(parts[0], Marker)
+        and parts[0].text.endswith(f" {BRIDGE_NOTE}]")
     )
 
 
@@ -91,15 +103,11 @@ def _prefix(messages: Sequence[Message], units: list[Unit]) -> int:
     if i:
         units.append(Unit(UnitKind.SYSTEM, 0, i))
     start = i
-    while i < len(messages) and is_artifact_message(messages[i]) and _has_fold(messages[i]):
+    while i < len(messages) and is_artifact_message(messages[i]) and not is_bridge(messages[i]):
         i += 1
     if i > start:
         units.append(Unit(UnitKind.PREAMBLE, start, i))
     return i
-
-
-def _has_fold(message: Message) -> bool:
-    return any(isinstance(p, Card | Summary) for p in message.parts)
 
 
 def _exchange(messages: Sequence[Message], start: int) -> Unit:

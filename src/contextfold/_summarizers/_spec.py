@@ -23,6 +23,7 @@ from ._anthropic import AnthropicSummarizer
 from ._cache import CachedSummarizer, NamedSummarizer, SummaryCache
 from ._fallback import FallbackSummarizer
 from ._flow import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
+from ._ledger import LedgerSummarizer
 from ._openai import OpenAISummarizer
 from ._protocol import Summarizer
 
@@ -80,7 +81,7 @@ def _build(spec: BackendSpec, timeout: float, max_retries: int) -> NamedSummariz
 def summarizer_from_spec(
     spec: str,
     *,
-    last_resort: Summarizer,
+    last_resort: Summarizer | None = None,
     base_url: str | None = None,
     fallback: Sequence[str] = (),
     cache_path: str | os.PathLike[str] | None = None,
@@ -89,7 +90,8 @@ def summarizer_from_spec(
     failure_threshold: int = 3,
     cooldown: float = 60.0,
 ) -> FallbackSummarizer:
-    """The summarizer named by `spec`, falling back through `fallback`, then `last_resort`.
+    """The summarizer named by `spec`, falling back through `fallback`, then `last_resort`
+    (the embedded ledger unless given).
 
     `base_url` applies to the primary only; a fallback names its own with `@BASE_URL`.
     """
@@ -106,5 +108,8 @@ def summarizer_from_spec(
         cache = SummaryCache(cache_path)
         chain = [CachedSummarizer(b, cache) for b in backends]
     return FallbackSummarizer(
-        chain, last_resort=last_resort, failure_threshold=failure_threshold, cooldown=cooldown
+        chain,
+        last_resort=last_resort if last_resort is not None else LedgerSummarizer(),
+        failure_threshold=failure_threshold,
+        cooldown=cooldown,
     )

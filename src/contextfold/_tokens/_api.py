@@ -4,7 +4,9 @@ Rules:
 1. `counter_for(model, format)`: an OpenAI model with packaged encoding data gets the exact
    TiktokenCounter; without the tiktoken extra it falls back to the heuristic and says so in
    the counter's name. Every other model (Claude, local models) gets the heuristic with the
-   format's overheads. Counters are cached per (model, format), so their text caches persist
+   format's overheads; it counts o200k exactly, so for a tokenizer it does not know it adds
+   a margin (10%; 15% for cl100k models without tiktoken; Claude's profile scales by 1.25).
+   Counters are cached per (model, format), so their text caches persist
    across calls.
 2. `count_tokens(payload, model, format=)` parses the payload (any supported wire format,
    list or request body) and returns the conversation total, fixed overhead included.
@@ -13,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from .._adapters import check_format, parse
 from .._errors import TokenizerError
@@ -23,6 +26,11 @@ from ._protocol import ConversationCounter
 
 __all__ = ["count_tokens", "counter_for"]
 
+UNKNOWN_MARGIN: Final = 1.1
+"""Scale for models of unknown tokenizer (local models): o200k plus 10%."""
+OTHER_ENCODING_MARGIN: Final = 1.15
+"""Scale for cl100k models counted with o200k (up to 14% under on the corpus)."""
+
 
 @lru_cache(maxsize=64)
 def counter_for(model: str | None, format: str = "openai-chat") -> ConversationCounter:
@@ -30,11 +38,19 @@ def counter_for(model: str | None, format: str = "openai-chat") -> ConversationC
     fmt = check_format(format)
     encoding = encoding_for_model(model) if model else None
     if encoding is None:
-        return HeuristicCounter(format=fmt, model=model)
+        # Not an OpenAI model: o200k is a stand-in for an unknown tokenizer, so err high.
+        margin = 1.0 if fmt == "anthropic" else UNKNOWN_MARGIN  # Anthropic's profile scales
+        return HeuristicCounter(format=fmt, model=model, margin=margin, name=_name(margin))
     try:
         return TiktokenCounter(encoding, format=fmt, model=model)
     except TokenizerError:
-        return HeuristicCounter(format=fmt, model=model, name="heuristic (tiktoken unavailable)")
+        margin = 1.0 if encoding == "o200k_base" else OTHER_ENCODING_MARGIN
+        name = f"{_name(margin)} (tiktoken unavailable)"
+        return HeuristicCounter(format=fmt, model=model, margin=margin, name=name)
+
+
+def _name(margin: float) -> str:
+    return "heuristic" if margin == 1.0 else f"heuristic x{margin:.2f}"
 
 
 def count_tokens(payload: object, model: str | None = None, *, format: str | None = None) -> int:

@@ -13,12 +13,13 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .._adapters import check_format
-from .._errors import TokenizerError
+from .._errors import ConfigurationError, TokenizerError
 from .._messages import Conversation, Message
 from ._accounting import DEFAULT_CACHE_SIZE, Accountant
 from ._heuristic import count_text as heuristic_count
@@ -34,16 +35,26 @@ __all__ = ["HFTokenizerCounter", "HeuristicCounter", "TiktokenCounter"]
 
 
 def _accountant(
-    count_text: Callable[[str], int], format: str, model: str | None, cache_size: int
+    count_text: Callable[[str], int],
+    format: str,
+    model: str | None,
+    cache_size: int,
+    margin: float = 1.0,
 ) -> Accountant:
     """The shared arithmetic for one text counter, format and model."""
     fmt = check_format(format)
     images = image_rule_for(model, anthropic_format=fmt == "anthropic")
-    return Accountant(count_text, overheads_for(fmt, model), images, cache_size=cache_size)
+    overheads = overheads_for(fmt, model)
+    if margin != 1.0:
+        overheads = replace(overheads, text_scale=overheads.text_scale * margin)
+    return Accountant(count_text, overheads, images, cache_size=cache_size)
 
 
 class HeuristicCounter:
-    """Zero-dependency estimate that knows content classes and errs high."""
+    """Zero-dependency o200k_base count: tiktoken's split and merges in pure Python.
+
+    `margin` scales text counts up, for models whose tokenizer is not o200k (it errs high).
+    """
 
     __slots__ = ("_acct", "name")
 
@@ -54,9 +65,12 @@ class HeuristicCounter:
         model: str | None = None,
         name: str = "heuristic",
         cache_size: int = DEFAULT_CACHE_SIZE,
+        margin: float = 1.0,
     ) -> None:
+        if not 1.0 <= margin <= 2.0:
+            raise ConfigurationError(f"margin must be in [1, 2], got {margin}")
         self.name = name
-        self._acct = _accountant(heuristic_count, format, model, cache_size)
+        self._acct = _accountant(heuristic_count, format, model, cache_size, margin)
 
     def __repr__(self) -> str:
         return f"HeuristicCounter(name={self.name!r}, format={self._acct.overheads.format!r})"

@@ -1,0 +1,123 @@
+"""Grouping into units: a partition of the messages that never splits a call from its result."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import Card, Marker, Message, Reasoning, Summary, Text, ToolCall, ToolResult
+from contextfold._messages import BRIDGE_NOTE
+from contextfold._planning._units import UnitKind, group_units
+
+from ..engine.conversations import conversation, shapes
+from ..strategies import messages as any_messages
+
+
+def call(i: str) -> ToolCall:
+    return ToolCall(i, "bash", "{}")
+
+
+def result(i: str) -> ToolResult:
+    return ToolResult(i, (Text("ok"),))
+
+
+def kinds(messages: list[Message]) -> list[tuple[str, int, int]]:
+    return [(u.kind.value, u.start, u.stop) for u in group_units(messages)]
+
+
+def test_chat_parallel_calls_form_one_exchange() -> None:
+    messages = [
+        Message("system", (Text("s"),)),
+        Message("user", (Text("go"),)),
+        Message("assistant", (call("a"), call("b"))),
+        Message("tool", (result("a"),)),
+        Message("tool", (result("b"),)),
+        Message("assistant", (Text("done"),)),
+    ]
+    assert kinds(messages) == [
+        ("system", 0, 1),
+        ("user", 1, 2),
+        ("exchange", 2, 5),
+        ("exchange", 5, 6),
+    ]
+
+
+def test_responses_reasoning_and_interleaved_calls_stay_together() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("assistant", (Reasoning("think"),)),
+        Message("assistant", (call("a"),)),
+        Message("assistant", (call("b"),)),
+        Message("tool", (result("a"),)),
+        Message("assistant", (Reasoning("more"),)),  # b still pending: same unit
+        Message("tool", (result("b"),)),
+        Message("assistant", (Text("done"),)),
+    ]
+    assert kinds(messages) == [("user", 0, 1), ("exchange", 1, 7), ("exchange", 7, 8)]
+
+
+def test_anthropic_results_in_user_messages() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("assistant", (Reasoning("t", signature="s"), call("a"))),
+        Message("user", (result("a"), Text("and also this"))),
+        Message("assistant", (Text("ok"),)),
+    ]
+    assert kinds(messages) == [("user", 0, 1), ("exchange", 1, 3), ("exchange", 3, 4)]
+
+
+def test_dangling_and_orphans_are_reported() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("tool", (result("zz"),)),
+        Message("assistant", (call("a"), call("b"))),
+        Message("tool", (result("a"),)),
+        Message("user", (Text("stop"),)),
+    ]
+    units = group_units(messages)
+    assert [u.kind for u in units] == [
+        UnitKind.USER,
+        UnitKind.ORPHAN,
+        UnitKind.EXCHANGE,
+        UnitKind.USER,
+    ]
+    assert units[2].dangling == ("b",)
+
+
+def test_preamble_and_bridges() -> None:
+    bridge = Message("assistant", (Marker("r0123456789", f"[cf:r0123456789 {BRIDGE_NOTE}]"),))
+    masked = Message(
+        "assistant", (Marker("r0123456789", "[cf:r0123456789 assistant text masked]"),)
+    )
+    messages = [
+        Message("system", (Text("s"),)),
+        Message("user", (Card("[cf:rules]\n- x"), Summary("[cf:summary] y"))),
+        bridge,
+        Message("user", (Text("go"),)),
+        masked,
+    ]
+    assert kinds(messages) == [
+        ("system", 0, 1),
+        ("preamble", 1, 2),
+        ("bridge", 2, 3),
+        ("user", 3, 4),
+        ("exchange", 4, 5),  # a masked turn is still a turn
+    ]
+
+
+@given(st.lists(any_messages, max_size=30))
+def test_units_partition_any_message_list(messages: list[Message]) -> None:
+    units = group_units(messages)
+    assert [u.start for u in units] == [0, *[u.stop for u in units]][: len(units)]
+    assert (units[-1].stop if units else 0) == len(messages)
+    assert all(u.start < u.stop for u in units)
+
+
+@given(st.data())
+def test_units_never_split_a_call_from_its_result(data: st.DataObject) -> None:
+    messages = data.draw(conversation(data.draw(shapes)))
+    for unit in group_units(messages):
+        span = messages[unit.start : unit.stop]
+        calls = [p.id for m in span for p in m.parts if isinstance(p, ToolCall)]
+        results = [p.call_id for m in span for p in m.parts if isinstance(p, ToolResult)]
+        assert sorted(calls) == sorted(results)

@@ -1,0 +1,194 @@
+"""ContextManager: an agent loop replayed over real conversations, pins, snapshots, async."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import contextfold as cf
+from contextfold import ContextManager
+from contextfold._messages import MARKER_RE
+
+from .corpus import records
+
+
+def _replay(messages: list[dict[str, object]], budget: int) -> tuple[ContextManager, int, int]:
+    """One request per assistant turn; returns the manager, compactions and cache misses."""
+    manager = ContextManager(budget, "gpt-4o")
+    previous: str | None = None
+    compactions = misses = 0
+    last = None
+    for message in messages:
+        if message["role"] == "assistant":
+            view = manager.view()
+            assert cf.validate(view, format="openai-chat") == []
+            text = json.dumps(view)[:-1]
+            report = manager.last_report
+            if report is not last and report is not None and report.compacted:
+                compactions += 1
+            elif previous is not None and not text.startswith(previous):
+                misses += 1  # the prefix changed although nothing was compacted
+            last = manager.last_report
+            previous = text
+        manager.add(message)
+    return manager, compactions, misses
+
+
+@pytest.mark.parametrize("index", range(0, 243, 9))
+def test_replayed_loop_keeps_the_prefix_between_compactions(index: int) -> None:
+    found = records()
+    if index >= len(found):
+        pytest.skip("corpus not found")
+    messages = found[index]["messages"]
+    assert isinstance(messages, list)
+    total = cf.count_tokens(messages, "gpt-4o")
+    budget = max(total // 3, 2500)
+    manager, compactions, misses = _replay(messages, budget)
+    assert misses == 0
+    assert compactions <= len(messages) // 2
+    if total > budget:
+        assert compactions >= 1
+    for ref in set(MARKER_RE.findall(json.dumps(manager.view()))):
+        assert manager.recall(ref) is not None
+
+
+def _agent_messages(n: int) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {
+            "role": "user",
+            "content": "Fix the failing test in /src/app.py. Never touch the CI config.",
+        },
+    ]
+    for i in range(n):
+        out.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {
+                            "name": "bash",
+                            "arguments": json.dumps({"cmd": f"cat f{i}.py"}),
+                        },
+                    }
+                ],
+            }
+        )
+        out.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"line {i}\n" * 300})
+    return out
+
+
+def test_pinned_exchange_survives_every_compaction() -> None:
+    manager = ContextManager(3000, "gpt-4o")
+    messages = _agent_messages(30)
+    manager.extend(messages[:4])
+    manager.pin_last()  # the tool result of call c0: pins its whole exchange
+    for message in messages[4:]:
+        manager.add(message)
+        manager.view()
+    view = manager.view()
+    assert messages[2] in view
+    assert messages[3] in view
+    assert manager.last_report is not None
+    assert manager.last_report.compacted
+
+
+def test_snapshot_restore_continues_identically() -> None:
+    messages = _agent_messages(40)
+    straight = ContextManager(4000, "gpt-4o")
+    resumed = ContextManager(4000, "gpt-4o")
+    for message in messages[:50]:
+        straight.add(message)
+        resumed.add(message)
+        straight.view()
+        resumed.view()
+    resumed.observe_usage(resumed.tokens() + 10)
+    straight.observe_usage(straight.tokens() + 10)
+    snapshot = json.loads(json.dumps(resumed.snapshot()))
+    resumed = ContextManager.restore(snapshot)
+    for message in messages[50:]:
+        straight.add(message)
+        resumed.add(message)
+        assert resumed.view() == straight.view()
+    assert resumed.tokens() == straight.tokens()
+    for ref in set(MARKER_RE.findall(json.dumps(straight.view()))):
+        assert resumed.recall(ref) == straight.recall(ref)
+
+
+def test_async_view_matches_sync_view() -> None:
+    messages = _agent_messages(25)
+    sync, other = ContextManager(3000, "gpt-4o"), ContextManager(3000, "gpt-4o")
+
+    async def drive() -> None:
+        for message in messages:
+            sync.add(message)
+            other.add(message)
+            assert await other.aview() == sync.view()
+
+    asyncio.run(drive())
+
+
+def test_observe_usage_calibrates_the_estimate() -> None:
+    manager = ContextManager(100_000, "gpt-4o")
+    manager.extend(_agent_messages(3))
+    manager.view()
+    before = manager.tokens()
+    manager.observe_usage(int(before * 1.2))
+    assert manager.tokens() == pytest.approx(before * 1.2, rel=0.01)
+    with pytest.raises(cf.ConfigurationError):
+        ContextManager(10).observe_usage(5)
+
+
+def test_anthropic_manager_alternates_and_lifts_the_system_prompt() -> None:
+    manager = ContextManager(2500, "claude-sonnet-4-5", format="anthropic", system="Be careful.")
+    manager.add({"role": "user", "content": "Read every file and report."})
+    for i in range(25):
+        manager.add(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"t{i}", "name": "read", "input": {"path": f"f{i}"}}
+                ],
+            }
+        )
+        manager.add(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"t{i}", "content": f"data {i}\n" * 200}
+                ],
+            }
+        )
+        view = manager.view()
+        body = {"system": manager.system_prompt(), "messages": view}
+        assert cf.validate(body, format="anthropic") == []
+    assert manager.system_prompt() == "Be careful."
+
+
+def test_droppable_messages_go_first() -> None:
+    manager = ContextManager(3000, "gpt-4o", keep_last=1)
+    messages = _agent_messages(6)
+    manager.extend(messages[:2])
+    manager.add({"role": "assistant", "content": "status ping " * 200}, droppable=True)
+    manager.extend(messages[2:])
+    manager.compact()
+    report = manager.last_report
+    assert report is not None
+    assert report.dropped >= 1
+    assert all("status ping" not in json.dumps(m) for m in manager.view())
+
+
+def test_bad_message_is_rejected_with_its_field() -> None:
+    manager = ContextManager(1000)
+    with pytest.raises(cf.InvalidConversation) as info:
+        manager.add({"role": "robot", "content": "hi"})
+    assert info.value.field is not None
+    with pytest.raises(cf.ConfigurationError):
+        ContextManager(0)
+    with pytest.raises(cf.ConfigurationError):
+        ContextManager(1000, high=2.0)
