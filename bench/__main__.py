@@ -21,6 +21,7 @@ from pathlib import Path
 
 import contextfold as cf
 
+from . import baselines as bl
 from . import cost, loop, reference, report, rounds, speed
 from .common import CORPUS, PLOTS, ROOT, corpus, hot_spots, write_section
 from .synthetic import history, turns
@@ -35,6 +36,8 @@ class Mode:
     profile_size: int
     per_file: int | None
     cost_shares: tuple[float, ...]
+    long_loop: tuple[int, int]
+    """(requests, budget) of the synthetic long loop billed in the cost section."""
 
 
 FULL = Mode(
@@ -43,6 +46,7 @@ FULL = Mode(
     profile_size=10_000,
     per_file=None,
     cost_shares=cost.SHARES,
+    long_loop=(400, 32_000),
 )
 QUICK = Mode(
     speed.OneShotConfig(sizes=(100, 1_000, 3_000), rounds=(3, 3, 2), memory_sizes=(1_000,)),
@@ -50,14 +54,15 @@ QUICK = Mode(
     profile_size=1_000,
     per_file=5,
     cost_shares=(0.5,),
+    long_loop=(100, 16_000),
 )
 
 
 def profiles(size: int, loop_config: loop.LoopConfig) -> list[report.Profile]:
     """Hot spots of one-shot compaction (both counters) and of agent-loop turns."""
     wire = history(size, 7)
-    budget = cf.count_tokens(wire, "gpt-4o") // 4
-    enc = cf.TiktokenCounter("o200k_base").encoding
+    budget = bl.exact_tokens(wire) // 4
+    enc = bl.encoding()
     out = []
     for title, counter in (
         ("tiktoken", cf.TiktokenCounter(enc)),
@@ -115,8 +120,13 @@ def run_cost(mode: Mode, args: argparse.Namespace) -> str:
     results = {
         share: cost.run(records, share, args.workers, not args.quiet) for share in mode.cost_shares
     }
-    cost.plot(next(iter(results.values())), args.plots / "cost.png")
-    return report.cost_section(results, _command(args), "bench/plots/cost.png")
+    requests, budget = mode.long_loop
+    long = cost.replay_long(requests, budget)
+    share, bills = next(iter(results.items()))
+    cost.plot(bills, args.plots / "cost.png", share)
+    return report.cost_section(
+        results, long, mode.long_loop, _command(args), "bench/plots/cost.png"
+    )
 
 
 def run_survival(mode: Mode, args: argparse.Namespace) -> str:

@@ -38,9 +38,16 @@ POLICIES: dict[str, cf.Policy] = {
 LcCounter = Callable[[list[Any]], int]
 
 
+@functools.cache
 def encoding() -> Any:
     """The o200k_base tiktoken Encoding, loaded offline from contextfold's packaged data."""
     return cf.TiktokenCounter("o200k_base").encoding
+
+
+def exact_tokens(wire: Sequence[Wire]) -> int:
+    """Exact o200k tokens of a chat request (OpenAI framing)."""
+    counter = cf.TiktokenCounter(encoding())
+    return cf.count_conversation(cf.parse(list(wire), "openai-chat")[1], counter)
 
 
 def lc_messages(wire: Sequence[Wire], start: int = 0) -> list[Any]:

@@ -175,7 +175,7 @@ _SOURCE_TITLES = {
 }
 
 
-def plot(bills: Bills, path: Any) -> None:
+def plot(bills: Bills, path: Any, share: float) -> None:
     """Grouped bars: each strategy's cost relative to trim_messages, per pricing."""
     import matplotlib
 
@@ -193,7 +193,7 @@ def plot(bills: Bills, path: Any) -> None:
     ax.axhline(0.25, color="black", linewidth=0.8, linestyle="--", label="target 0.25x")
     ax.set_xticks(range(len(PRICINGS)), [p.name.split(" (")[0] for p in PRICINGS], fontsize=8)
     ax.set_ylabel("input cost relative to trim_messages")
-    ax.set_title("Cost under prompt caching, all corpus conversations")
+    ax.set_title(f"Cost under prompt caching, corpus, budget: system + {share:.0%} of the rest")
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)

@@ -21,7 +21,8 @@ def test_replay_bills_every_strategy_on_a_synthetic_conversation() -> None:
         assert bills[name].summarizer_tokens == 0  # the embedded ledger makes no model call
     assert bills[cost.STRATEGIES[0]].over_budget > 0  # the budget forces compaction
     assert bills[cost.STRATEGIES[1]].over_budget == 0
-    assert bills[cost.STRATEGIES[3]].over_budget == 0
+    # only a turn whose protected tail alone is over the budget may be (fits: false)
+    assert bills[cost.STRATEGIES[3]].over_budget <= requests // 10
     assert bills[cost.STRATEGIES[0] + cost.PAST].requests > 0
 
 
@@ -34,11 +35,12 @@ def test_run_lines_and_plot_on_the_corpus(tmp_path: Path) -> None:
     text = "\n".join(cost.lines(bills))
     assert all(name in text for name in cost.STRATEGIES)
     assert all(p.name in text for p in PRICINGS)
-    section = report.cost_section({0.5: bills}, "python -m bench", "cost.png")
+    long = cost.replay_long(requests=10, budget=3_000)
+    section = report.cost_section({0.5: bills}, long, (10, 3_000), "python -m bench", "cost.png")
     assert section.startswith(report.COST)
     assert "### Target" in section
     pytest.importorskip("matplotlib")
-    cost.plot(bills, tmp_path / "cost.png")
+    cost.plot(bills, tmp_path / "cost.png", 0.5)
     assert (tmp_path / "cost.png").stat().st_size > 1_000
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from bench import loop, report, speed
 
-TINY = speed.OneShotConfig(sizes=(30, 90), rounds=(1, 2), memory_sizes=(30,), seed=1)
+TINY = speed.OneShotConfig(sizes=(20, 60), rounds=(1, 2), memory_sizes=(20,), seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def test_one_shot_times_every_system_at_every_size(one_shot: speed.OneShot) -> N
         assert all(len(t) == rounds and min(t) > 0 for t in one_shot.times[size].values())
         tokens, budget = one_shot.budgets[size]
         assert budget == tokens // 4
-    assert set(one_shot.memory[30]) == set(speed.SYSTEMS)
+    assert set(one_shot.memory[20]) == set(speed.SYSTEMS)
 
 
 def test_one_shot_lines_and_growth(one_shot: speed.OneShot) -> None:
@@ -30,7 +30,7 @@ def test_one_shot_lines_and_growth(one_shot: speed.OneShot) -> None:
     assert all(name in text for name in speed.SYSTEMS)
     assert "Peak memory" in text
     (small, large, factor), *_ = speed.growth(one_shot, speed.LC_EXACT)
-    assert (small, large) == (30, 90)
+    assert (small, large) == (20, 60)
     assert factor > 0
 
 
@@ -41,10 +41,10 @@ def test_plot_writes_a_png(one_shot: speed.OneShot, tmp_path: Path) -> None:
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_agent_loop_tiny() -> None:
-    config = loop.LoopConfig(sizes=(40,), turns=6, stride_cheap=2, stride_exact=3, budget=6_000)
+def test_agent_loop_and_section_tiny(one_shot: speed.OneShot) -> None:
+    config = loop.LoopConfig(sizes=(30,), turns=6, stride_cheap=2, stride_exact=3, budget=5_000)
     runs = loop.run_all(config, show=False)
-    assert set(runs) == {(40, "cheap"), (40, "exact")}
+    assert set(runs) == {(30, "cheap"), (30, "exact")}
     for run in runs.values():
         assert len(run.cf_turns) == 6
         assert len(run.paired) == len(run.lc_turns) >= 2
@@ -52,7 +52,7 @@ def test_agent_loop_tiny() -> None:
     assert "ContextManager mean" in "\n".join(loop.loop_lines(runs, config))
     profile = report.Profile("tiny", [("_x.py:f", 0.5)], [("_x.py", 0.5)])
     section = report.speed_section(
-        speed.run_one_shot(TINY, show=False),
+        one_shot,
         runs,
         config,
         profiles=[profile],
