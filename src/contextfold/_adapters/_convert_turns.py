@@ -151,24 +151,23 @@ def for_anthropic(items: list[Item], changes: list[Change], shape: Shape) -> lis
 
 def _anthropic_roles(items: list[Item], changes: list[Change]) -> list[Item]:
     out: list[Item] = []
-    leading = True
     for index, message in items:
-        role: Role = message.role
-        if role in ("system", "developer"):
-            role = "system" if leading else "user"
-            if not leading:
-                changes.append(
-                    Change(index, "changed", f"{message.role} message sent as user text")
-                )
-        else:
-            leading = False
-            role = "user" if role == "tool" else role
         parts = [p for p in (_anthropic_part(p, index, changes) for p in message.parts) if p]
-        if parts:
-            out.append(Item(index, Message(role, tuple(parts))))
-        else:
+        if not parts:
             changes.append(Change(index, "dropped", "message left empty"))
+            continue
+        role = _anthropic_role(message.role, leading=not out or out[-1].message.role == "system")
+        if message.role in ("system", "developer") and role == "user":
+            changes.append(Change(index, "changed", f"{message.role} message sent as user text"))
+        out.append(Item(index, Message(role, tuple(parts))))
     return out
+
+
+def _anthropic_role(role: Role, *, leading: bool) -> Role:
+    """Rule 3: system messages before any other content are the system prompt."""
+    if role in ("system", "developer"):
+        return "system" if leading else "user"
+    return "user" if role == "tool" else role
 
 
 def _anthropic_part(part: Part, index: int, changes: list[Change]) -> Part | None:
