@@ -112,12 +112,16 @@ def _arguments(arguments: str, anthropic: bool) -> str:
     if not anthropic:
         return arguments
     try:
-        value = json.loads(arguments)
+        value = json.loads(arguments, parse_constant=_no_constant)
     except ValueError:
         value = None
     if not isinstance(value, dict):
         value = {WRAP_KEY: arguments}
     return json.dumps(value, sort_keys=True)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(name)
 
 
 def _extend(turn: Turn, more: Turn) -> None:

@@ -32,6 +32,7 @@ SOURCES: dict[Format, st.SearchStrategy[Any]] = {
 }
 PAIRS = [(a, b) for a in FORMATS for b in FORMATS if a != b]
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LIGHT = settings(PROPERTY, max_examples=25)
 
 
 def empty(payload: Any) -> bool:
@@ -80,7 +81,7 @@ def test_round_trip_keeps_text_calls_results_images_and_order(
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@PROPERTY
+@LIGHT
 @given(data=st.data())
 def test_converting_to_the_same_format_changes_nothing(fmt: Format, data: st.DataObject) -> None:
     payload = data.draw(SOURCES[fmt])
@@ -88,7 +89,7 @@ def test_converting_to_the_same_format_changes_nothing(fmt: Format, data: st.Dat
 
 
 @pytest.mark.parametrize(("source", "target"), PAIRS)
-@PROPERTY
+@LIGHT
 @given(data=st.data())
 def test_conversion_is_deterministic_and_reports_each_dropped_part(
     source: Format, target: Format, data: st.DataObject

@@ -214,6 +214,12 @@ def test_arguments_that_are_not_a_json_object_are_wrapped() -> None:
     converted = contextfold.convert(messages, "anthropic")
     assert isinstance(converted, list)
     assert converted[1]["content"][0]["input"] == {"input": "*** Begin"}
+    not_json = {**CALL, "function": {"name": "f", "arguments": '{"x": NaN}'}}
+    messages[1] = {"role": "assistant", "tool_calls": [not_json]}
+    messages[2] = {"role": "tool", "tool_call_id": "call_1", "content": "done"}
+    converted = contextfold.convert(messages, "anthropic")
+    assert isinstance(converted, list)
+    assert converted[1]["content"][0]["input"] == {"input": '{"x": NaN}'}
 
 
 def test_whitespace_images_and_trailing_space_anthropic_rejects() -> None:

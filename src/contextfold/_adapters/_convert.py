@@ -77,7 +77,13 @@ _EMPTY_SCHEMA: Final[Mapping[str, object]] = {"type": "object", "properties": {}
 
 
 def convert(payload: object, to: str, *, format: str | None = None) -> object:
-    """`payload` in the `to` wire format, in its own shape, keeping what both can express."""
+    """`payload` in the `to` wire format, in its own shape, keeping what both can express.
+
+    Text, images, tool calls and results and their order survive; wire extras, reasoning,
+    provider-specific parts and tools, and settings of the source API do not (rules above).
+    Raises InvalidConversation for a payload that does not parse, ConfigurationError for
+    an unknown format name.
+    """
     target = check_format(to)
     source, conversation = parse(payload, format)
     if source == target:

@@ -67,7 +67,6 @@ WRAP_KEY: Final = "input"
 _ANTHROPIC_MEDIA: Final = ("image/jpeg", "image/png", "image/gif", "image/webp")
 _INVALID_ID: Final = re.compile(r"[^A-Za-z0-9_-]")
 _TEXTS: Final = (Text, Marker, Summary, Card)
-TextLike: TypeAlias = Text | Marker | Summary | Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +102,9 @@ def for_chat(items: list[Item], changes: list[Change], shape: Shape) -> list[Mes
         if results:
             for result in results:
                 text = tuple(p for p in result.parts if not isinstance(p, Image))
-                pending.extend(p for p in result.parts if isinstance(p, Image))
+                if len(text) < len(result.parts):
+                    changes.append(Change(item.origin, "changed", "tool result image sent as user"))
+                    pending.extend(p for p in result.parts if isinstance(p, Image))
                 tool = Message("tool", (replace(result, parts=text or (Text(""),)),))
                 out.append(Item(item.origin, tool))
             pending.extend(p for p in item.message.parts if not isinstance(p, ToolResult))
@@ -197,10 +198,15 @@ def anthropic_image(source: str) -> bool:
 
 
 def _is_object(arguments: str) -> bool:
+    """Whether `arguments` is a JSON object (NaN and Infinity are not JSON)."""
     try:
-        return isinstance(json.loads(arguments), dict)
+        return isinstance(json.loads(arguments, parse_constant=_no_constant), dict)
     except (ValueError, RecursionError):
         return False
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _join_turns(items: list[Item]) -> list[Item]:
