@@ -85,7 +85,7 @@ def test_round_trip_keeps_text_calls_results_images_and_order(
 @given(data=st.data())
 def test_converting_to_the_same_format_changes_nothing(fmt: Format, data: st.DataObject) -> None:
     payload = data.draw(SOURCES[fmt])
-    assert contextfold.convert(payload, fmt) == payload
+    assert contextfold.convert(payload, fmt, format=fmt) == payload
 
 
 @pytest.mark.parametrize(("source", "target"), PAIRS)
