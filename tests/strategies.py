@@ -24,7 +24,7 @@ text_parts = st.builds(Text, texts, extras=extras)
 images = st.builds(
     Image,
     st.sampled_from(["https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="]),
-    detail=st.sampled_from([None, "auto", "low", "high"]),
+    detail=st.sampled_from([None, "auto", "low", "high", "original"]),
 )
 tool_calls = st.builds(ToolCall, ids, ids, st.just("{}") | texts)
 reasonings = st.builds(Reasoning, texts, signature=st.none() | ids, encrypted=st.none() | ids)

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import contextfold
 from contextfold import Card, Message, Text, ToolCall, ToolResult
 from contextfold._card import CARD_INTRO, CardState, Rule, extract_rules, parse_card, render_card
 from contextfold._card_rules import classify, subject_of
 from contextfold._messages import CARD_HEADER, artifact_from_text
 
 from .corpus import require
-from .summarizers.chat import to_messages
 
 
 def user(text: str) -> Message:
@@ -278,7 +278,7 @@ def test_corpus_rules_are_verbatim_user_sentences() -> None:
         messages = record["messages"]
         assert isinstance(messages, list)
         state = CardState()
-        for i, message in enumerate(to_messages(messages)):
+        for i, message in enumerate(contextfold.parse(messages, format="openai-chat")[1].messages):
             state, _ = state.update(message, ref(i))
         user_text = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
         for rule in state.rules:

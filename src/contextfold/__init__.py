@@ -6,6 +6,7 @@ The whole public API lives here; every other module is private.
 from __future__ import annotations
 
 from ._adapters import FORMATS, Format, detect, parse, render, validate
+from ._adapters._convert import convert
 from ._archive import Archive, ArchiveEntry
 from ._compact import CompactResult, acompact, compact
 from ._errors import (
@@ -119,6 +120,7 @@ __all__ = [
     "answer_recall",
     "chain",
     "compact",
+    "convert",
     "count_conversation",
     "count_tokens",
     "counter_for",

@@ -20,7 +20,7 @@ from ._archive import Archive
 from ._engine._counting import counter_name, fixed_overhead, resolve_counter
 from ._engine._drive import arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
-from ._errors import ConfigurationError, UnknownReference
+from ._errors import BudgetUnreachable, ConfigurationError, UnknownReference
 from ._messages import Conversation, Message, Part
 from ._policy import Policy
 from ._report import Report
@@ -84,7 +84,12 @@ def _job(
     settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
     marks = Marks(_shift(pins, offset, "pins"), _shift(droppable, offset, "droppable"))
     return _Job(
-        fmt, conversation, settings, marks, archive or Archive(), summarizer or LedgerSummarizer()
+        fmt,
+        conversation,
+        settings,
+        marks,
+        archive if archive is not None else Archive(),
+        summarizer or LedgerSummarizer(),
     )
 
 
@@ -116,6 +121,13 @@ def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
     return CompactResult(rendered, report, job.archive, job.fmt, conversation)
 
 
+def _checked(result: CompactResult, strict: bool) -> CompactResult:
+    report = result.report
+    if strict and not report.fits:
+        raise BudgetUnreachable(max(report.protected_tokens, report.tokens_after), report.budget)
+    return result
+
+
 def compact(
     payload: object,
     budget: int,
@@ -128,9 +140,14 @@ def compact(
     pins: Iterable[int] = (),
     droppable: Iterable[int] = (),
     policy: Policy | None = None,
+    strict: bool = False,
     **options: object,
 ) -> CompactResult:
-    """Fit `payload` into `budget` tokens; policy fields may be passed as keywords."""
+    """Fit `payload` into `budget` tokens; policy fields may be passed as keywords.
+
+    Raises:
+        BudgetUnreachable: with `strict=True`, when the result does not fit.
+    """
     job = _job(
         payload,
         budget,
@@ -145,7 +162,7 @@ def compact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
-    return _finish(job, payload, run(flow, job.summarizer))
+    return _checked(_finish(job, payload, run(flow, job.summarizer)), strict)
 
 
 async def acompact(
@@ -160,6 +177,7 @@ async def acompact(
     pins: Iterable[int] = (),
     droppable: Iterable[int] = (),
     policy: Policy | None = None,
+    strict: bool = False,
     **options: object,
 ) -> CompactResult:
     """Awaitable `compact`: summaries come from `asummarize` when the summarizer has it."""
@@ -177,4 +195,4 @@ async def acompact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
-    return _finish(job, payload, await arun(flow, job.summarizer))
+    return _checked(_finish(job, payload, await arun(flow, job.summarizer)), strict)

@@ -80,7 +80,7 @@ class ContextManager:
         self.summarizer: Summarizer = summarizer or LedgerSummarizer()
         inner = resolve_counter(model, self.format, counter)
         self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
-        self.archive = archive or Archive()
+        self.archive = archive if archive is not None else Archive()
         self.tools = tuple(tools)
         self.last_report: Report | None = None
         self._entries: list[_Entry] = []

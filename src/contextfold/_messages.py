@@ -70,13 +70,18 @@ class Text:
     kind: Literal["text"] = "text"
 
 
+Detail: TypeAlias = Literal["auto", "low", "high", "original"]
+"""OpenAI's image `detail` levels (chat `image_url.detail`, Responses `input_image.detail`)."""
+DETAILS: Final[tuple[Detail, ...]] = ("auto", "low", "high", "original")
+
+
 @dataclass(frozen=True, slots=True)
 class Image:
     """An image by URL or inline data (`data:<media type>;base64,...`)."""
 
     source: str
     _: KW_ONLY
-    detail: Literal["auto", "low", "high"] | None = None
+    detail: Detail | None = None
     """OpenAI's `detail`; None when the wire payload does not say."""
     extras: Extras = EMPTY
     kind: Literal["image"] = "image"

@@ -11,6 +11,8 @@ import contextfold
 from contextfold import Reasoning, Text, ToolCall
 from contextfold._adapters._sdk import to_plain
 
+from ..summarizers.llm_server import LLMServer
+
 anthropic_types = pytest.importorskip("anthropic.types")
 
 RESPONSE = {
@@ -102,28 +104,59 @@ def test_typed_message_params_are_plain_dicts_and_round_trip() -> None:
     assert contextfold.render(contextfold.parse(body)[1], "anthropic") == body
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="to_plain dumps with exclude_none, which drops citation fields the API requires "
-    "even when null (document_title); the SDK itself sends models with exclude_unset",
-)
-def test_required_nullable_citation_fields_survive_to_plain() -> None:
-    block = anthropic_types.TextBlock.model_validate(
+CITED = {
+    "type": "text",
+    "text": "Paris is rainy.",
+    "citations": [
         {
-            "type": "text",
-            "text": "Paris is rainy.",
-            "citations": [
-                {
-                    "type": "char_location",
-                    "cited_text": "rainy",
-                    "document_index": 0,
-                    "document_title": None,
-                    "start_char_index": 0,
-                    "end_char_index": 5,
-                }
-            ],
+            "type": "char_location",
+            "cited_text": "rainy",
+            "document_index": 0,
+            "document_title": None,
+            "start_char_index": 0,
+            "end_char_index": 5,
         }
+    ],
+}
+
+
+def sent_by_sdk(messages: list[Any]) -> object:
+    """The `messages` the anthropic SDK puts on the wire (a real request to 127.0.0.1)."""
+    import anthropic
+
+    with (
+        LLMServer() as server,
+        anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0) as client,
+    ):
+        client.messages.create(model="m", max_tokens=8, messages=messages)
+        return server.requests[0].body["messages"]
+
+
+def test_required_nullable_citation_fields_survive_to_plain() -> None:
+    block = anthropic_types.TextBlock.model_validate(CITED)
+    assert to_plain(block) == CITED
+
+
+def test_history_with_sdk_blocks_renders_to_what_the_sdk_sends() -> None:
+    response = anthropic_types.Message.model_validate({**RESPONSE, "content": [CITED]})
+    history = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": response.content},
+        *_history()[:2],
+    ]
+    rendered = contextfold.render(contextfold.parse(history)[1], "anthropic")
+    assert rendered == sent_by_sdk(history)
+
+
+def test_sdk_only_fields_of_parsed_blocks_are_dropped() -> None:
+    from anthropic.types.parsed_message import ParsedMessage, ParsedTextBlock
+
+    block = ParsedTextBlock[dict[str, str]].model_validate(
+        {"type": "text", "text": '{"city": "Paris"}', "parsed_output": {"city": "Paris"}}
     )
-    plain = to_plain(block)
+    assert block.parsed_output == {"city": "Paris"}
+    assert to_plain(block) == {"type": "text", "text": '{"city": "Paris"}'}
+    message = ParsedMessage[dict[str, str]].model_validate({**RESPONSE, "content": [block]})
+    plain = to_plain(message)
     assert isinstance(plain, dict)
-    assert "document_title" in plain["citations"][0]
+    assert plain["content"] == [{"type": "text", "text": '{"city": "Paris"}'}]

@@ -78,7 +78,7 @@ def test_list_content_parts_and_their_extras() -> None:
         Text("look", extras={"cache_control": {"type": "ephemeral"}}),
         Image("https://x.test/a.png", detail="low"),
         Opaque(audio),
-        Opaque(original),
+        Image("data:,", detail="original"),
     )
     assert roundtrip([message]) == [message]
 

@@ -89,7 +89,7 @@ def test_images_and_files() -> None:
     parts = one({"role": "user", "content": [by_url, original, by_file, pdf]}).parts
     assert parts == (
         Image("https://x/a.png", detail="low", extras={"type": "input_image"}),
-        Image("data:image/png;base64,AA", extras={"type": "input_image", "detail": "original"}),
+        Image("data:image/png;base64,AA", detail="original", extras={"type": "input_image"}),
         Opaque(by_file),
         Opaque(pdf),
     )

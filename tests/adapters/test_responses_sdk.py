@@ -94,19 +94,18 @@ def test_sdk_input_validates() -> None:
     assert [p.index for p in contextfold.validate(without_result)] == [2]
 
 
-def test_to_plain_matches_what_the_sdk_sends_for_common_items() -> None:
+def transform_item(item: object) -> object:
+    """What the openai SDK sends for `item` given as an input item."""
     from openai._utils._transform import transform
 
+    return transform(item, openai_responses.ResponseInputItemParam)
+
+
+def test_to_plain_matches_what_the_sdk_sends_for_common_items() -> None:
     for item in response(OUTPUT).output:
-        sent = transform(item, openai_responses.ResponseInputItemParam)
-        assert to_plain(item) == sent
+        assert to_plain(item) == transform_item(item)
 
 
-@pytest.mark.xfail(
-    reason="to_plain keeps `parsed`/`parsed_arguments` of responses.parse() results; the SDK "
-    "drops them (`__api_exclude__`) because the API does not accept them as input",
-    strict=True,
-)
 def test_to_plain_drops_sdk_only_fields_of_parsed_results() -> None:
     from openai.types.responses.parsed_response import ParsedResponseFunctionToolCall
 
@@ -116,11 +115,39 @@ def test_to_plain_drops_sdk_only_fields_of_parsed_results() -> None:
     assert to_plain(call) == OUTPUT[1]
 
 
-@pytest.mark.xfail(
-    reason="exclude_none also drops fields the API requires even when null "
-    "(image_generation_call.result, code_interpreter_call.code/outputs); the SDK sends them",
-    strict=True,
+def test_to_plain_drops_parsed_content_of_a_parsed_message() -> None:
+    from openai.types.responses.parsed_response import ParsedResponseOutputMessage
+
+    message = ParsedResponseOutputMessage[dict[str, str]].model_validate(
+        {**OUTPUT[2], "content": [{**OUTPUT[2]["content"][0], "parsed": {"a": "b"}}]}
+    )
+    assert to_plain(message) == OUTPUT[2]
+    assert to_plain(message) == transform_item(message)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": None},
+        {
+            "type": "code_interpreter_call",
+            "id": "ci_1",
+            "status": "completed",
+            "container_id": "cntr_1",
+            "code": None,
+            "outputs": None,
+        },
+    ],
+    ids=["image_generation_call", "code_interpreter_call"],
 )
-def test_to_plain_keeps_required_nulls() -> None:
-    item = {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": None}
-    assert to_plain(response([item]).output[0]) == item
+def test_to_plain_keeps_required_nulls(item: dict[str, Any]) -> None:
+    sdk_item = response([item]).output[0]
+    assert to_plain(sdk_item) == item
+    assert to_plain(sdk_item) == transform_item(sdk_item)
+    _, conversation = contextfold.parse([sdk_item], format="openai-responses")
+    assert contextfold.render(conversation, "openai-responses") == [item]
+
+
+def test_to_plain_uses_wire_names_for_aliased_fields() -> None:
+    call = response([{**OUTPUT[1], "async": True}]).output[0]
+    assert to_plain(call) == {**OUTPUT[1], "async": True}

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import contextfold
 from contextfold import Message, SummaryRequest, ToolCall, ToolResult
 from contextfold._messages import message_text
 from contextfold._summarizers._ledger import LedgerSummarizer
 
 from ..corpus import CORPUS_DIR, FILES
-from .chat import to_messages
 
 TOKEN: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:@-]*[A-Za-z0-9_]")
 
@@ -97,6 +97,11 @@ class Score:
     millis: float
 
 
+def chat_messages(wire: object) -> list[Message]:
+    """Neutral messages for a corpus conversation (OpenAI chat wire messages)."""
+    return list(contextfold.parse(wire, format="openai-chat")[1].messages)
+
+
 def score(messages: list[Message], max_tokens: int, ledger: LedgerSummarizer) -> Score:
     """Ledger the first half of `messages` and count what the second half uses."""
     cut = cut_point(messages)
@@ -135,7 +140,7 @@ def file_scores(name: str, max_tokens: int) -> list[Score]:
     ledger = LedgerSummarizer()
     with path.open(encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh if line.strip()]
-    return [score(to_messages(r["messages"]), max_tokens, ledger) for r in records]
+    return [score(chat_messages(r["messages"]), max_tokens, ledger) for r in records]
 
 
 def ratio(part: int, whole: int) -> float:

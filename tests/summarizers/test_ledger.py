@@ -26,8 +26,7 @@ from contextfold._summarizers._ledger_text import Entry, parse, render
 
 from .. import strategies as s
 from ..corpus import FILES, require
-from .chat import to_messages
-from .recall import file_scores, ratio
+from .recall import chat_messages, file_scores, ratio
 
 LEDGER = LedgerSummarizer()
 
@@ -394,7 +393,7 @@ def test_corpus_ledgers_are_deterministic_and_fast() -> None:
     for record in records[:8]:
         messages = record["messages"]
         assert isinstance(messages, list)
-        span.extend(to_messages(messages)[1:])
+        span.extend(chat_messages(messages)[1:])
     request = SummaryRequest(tuple(span[:200]), refs=tuple(ref(i) for i in range(200)))
     start = time.perf_counter()
     first = LEDGER.summarize(request).text

@@ -131,6 +131,9 @@ def test_tool_calls_results_and_images() -> None:
     assert counter.count(result) == 3 + t("tool") + t("call_1") + t("18C, sunny") + 1 + t("weather")
     image = Message("user", (Image("https://example.com/a.png", detail="low"),))
     assert counter.count(image) == 3 + t("user") + 85
+    original = Message("user", (Image("https://example.com/a.png", detail="original"),))
+    high = Message("user", (Image("https://example.com/a.png", detail="high"),))
+    assert counter.count(original) == counter.count(high) == 3 + t("user") + 85 + 8 * 170
 
 
 def test_schema_keys_beyond_the_cookbook_are_counted() -> None:

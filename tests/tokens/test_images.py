@@ -36,6 +36,7 @@ GPT_4O = TileRule(85, 170)
         ((500, 500), "auto", 255),  # one tile, never scaled up
         ((513, 500), "high", 425),
         ((513, 513), "high", 765),
+        ((2048, 4096), "original", 1105),  # original is priced as high
     ],
 )
 def test_openai_tile_examples(size: tuple[int, int], detail: str | None, tokens: int) -> None:
@@ -72,7 +73,11 @@ def test_unknown_size_costs_the_formula_maximum() -> None:
     assert image_tokens(ANTHROPIC_AREA, None) == 1600
 
 
-@given(st.integers(1, 20_000), st.integers(1, 20_000), st.sampled_from(["low", "high", None]))
+@given(
+    st.integers(1, 20_000),
+    st.integers(1, 20_000),
+    st.sampled_from(["low", "high", "original", None]),
+)
 def test_unknown_size_is_never_cheaper_than_a_known_one(w: int, h: int, detail: str | None) -> None:
     for rule in (GPT_4O, TileRule(70, 140), PatchRule(2.46), AreaRule()):
         known = image_tokens(rule, (w, h), detail)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ Rules:
    (or `function`) message holds one ToolResult whose parts are the message content.
 3. Content: a string is one part, a list is one part per entry, `null` carries no parts.
    `text` parts go through `artifact_from_text` (so compaction artifacts read back as
-   artifacts), plain `image_url` parts (a url and an auto/low/high detail) become Image,
+   artifacts), plain `image_url` parts (a url and an auto/low/high/original detail) become Image,
    everything else (audio, files, refusals, unknown types) is Opaque, kept whole.
 4. Assistant `tool_calls` (function and custom) and legacy `function_call` become
    ToolCall parts after the content; a call without string id, name and arguments raises
@@ -22,11 +22,13 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import Final
 
 from .._messages import (
+    DETAILS,
     EMPTY,
     Conversation,
+    Detail,
     Extras,
     Image,
     Message,
@@ -62,11 +64,7 @@ _ROLES: Final[Mapping[str, Role]] = {
     "tool": "tool",
     "function": "tool",
 }
-_DETAILS: Final[Mapping[str, Literal["auto", "low", "high"]]] = {
-    "auto": "auto",
-    "low": "low",
-    "high": "high",
-}
+_DETAILS: Final[Mapping[str, Detail]] = {detail: detail for detail in DETAILS}
 _CALL_KINDS: Final[Mapping[str, tuple[str, str]]] = {
     "function": ("function", "arguments"),
     "custom": ("custom", "input"),

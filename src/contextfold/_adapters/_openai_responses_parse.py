@@ -24,12 +24,14 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Final, Literal
+from typing import Final
 
 from .._errors import InvalidConversation
 from .._messages import (
+    DETAILS,
     EMPTY,
     Conversation,
+    Detail,
     Extras,
     Image,
     Message,
@@ -67,11 +69,7 @@ _MESSAGE_ROLES: Final[Mapping[str, Role]] = {
     "system": "system",
     "developer": "developer",
 }
-_DETAILS: Final[Mapping[str, Literal["auto", "low", "high"]]] = {
-    "auto": "auto",
-    "low": "low",
-    "high": "high",
-}
+_DETAILS: Final[Mapping[str, Detail]] = {detail: detail for detail in DETAILS}
 _TOOL_SIDE: Final[frozenset[str]] = frozenset({"mcp_approval_response"})
 _FUNCTION_TOOLS: Final[frozenset[str]] = frozenset({"function", "custom"})
 

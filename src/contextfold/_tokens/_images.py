@@ -4,6 +4,8 @@ Rules:
 1. OpenAI tile models (gpt-4o, gpt-4.1, gpt-5, o1/o3 ...): `detail: low` costs `base`;
    high/auto scale the image to fit 2048x2048, then (if larger) its shortest side to 768,
    and cost `base + tile * (512px tiles)`. Base/tile per family from OpenAI's vision guide.
+   `original` (newer models) is priced as `high`: the guide we follow gives it no formula
+   of its own, so a large image sent at `original` may cost more than counted.
 2. OpenAI patch models (gpt-4.1-mini/nano, o4-mini, gpt-5-mini/nano): 32px patches, capped
    at 1536 by downscaling, times the model's multiplier. `detail` does not change the cost.
 3. Anthropic: `ceil(width * height / 750)` after scaling down to a long edge of 1568 px
@@ -20,7 +22,9 @@ import binascii
 import math
 import struct
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias
+from typing import Final, TypeAlias
+
+from .._messages import Detail as _Detail
 
 __all__ = [
     "ANTHROPIC_AREA",
@@ -33,7 +37,7 @@ __all__ = [
     "image_tokens",
 ]
 
-Detail: TypeAlias = Literal["auto", "low", "high"] | None
+Detail: TypeAlias = _Detail | None
 
 
 @dataclass(frozen=True, slots=True)

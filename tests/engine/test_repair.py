@@ -1,0 +1,108 @@
+"""Minimal repair of broken histories, in each format's shape."""
+
+from __future__ import annotations
+
+import pytest
+
+import contextfold as cf
+from contextfold import Archive, Message, Text, ToolCall, ToolResult
+from contextfold._engine._repair import MISSING_RESULT, repair
+from contextfold._engine._shape import SHAPES
+
+
+def call(i: str) -> ToolCall:
+    return ToolCall(i, "bash", "{}")
+
+
+def result(i: str) -> ToolResult:
+    return ToolResult(i, (Text("ok"),))
+
+
+def fix(messages: list[Message], fmt: str, **kwargs: bool) -> tuple[list[Message], list[str]]:
+    archive = Archive()
+    out = repair(messages, list(range(len(messages))), SHAPES[fmt], archive.put, **kwargs)
+    return out.messages, out.notes
+
+
+def test_chat_dangling_call_gets_an_error_result_after_its_block() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("assistant", (call("a"), call("b"))),
+        Message("tool", (result("a"),)),
+        Message("user", (Text("next"),)),
+    ]
+    out, notes = fix(messages, "openai-chat")
+    assert out[3] == Message("tool", (ToolResult("b", (Text(MISSING_RESULT),), is_error=True),))
+    assert out[4] == messages[3]
+    assert notes == ["message 1: added an error result for unanswered call 'b'"]
+
+
+def test_anthropic_dangling_call_joins_the_result_message() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("assistant", (call("a"), call("b"))),
+        Message("user", (result("a"), Text("and more"))),
+    ]
+    out, _ = fix(messages, "anthropic")
+    parts = out[2].parts
+    assert [type(p).__name__ for p in parts] == ["ToolResult", "ToolResult", "Text"]
+    assert isinstance(parts[1], ToolResult)
+    assert parts[1].call_id == "b"
+    assert parts[1].is_error
+
+
+def test_anthropic_call_without_any_result_message_gets_one() -> None:
+    messages = [Message("user", (Text("go"),)), Message("assistant", (call("a"),))]
+    out, _ = fix(messages, "anthropic")
+    assert out[2].role == "user"
+    assert isinstance(out[2].parts[0], ToolResult)
+
+
+def test_pending_tail_is_left_for_the_agent_loop() -> None:
+    messages = [Message("user", (Text("go"),)), Message("assistant", (call("a"),))]
+    out, notes = fix(messages, "openai-chat", pending_tail=True)
+    assert out == messages
+    assert notes == []
+
+
+def test_stray_results_are_removed_and_archived() -> None:
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("tool", (result("zz"),)),
+        Message("assistant", (call("a"),)),
+        Message("user", (result("a"), result("q"), Text("hi"))),
+        Message("assistant", (call("c"),)),
+        Message("user", (result("c"), result("c"))),
+    ]
+    out, notes = fix(messages, "anthropic")
+    assert messages[1] not in out
+    assert out[2].parts == (result("a"), Text("hi"))
+    assert out[4].parts == (result("c"),)
+    assert len(notes) == 3
+
+
+def test_compact_repairs_and_reports_even_when_it_fits() -> None:
+    payload = [
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "ghost", "content": "stray"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+    ]
+    result = cf.compact(payload, 10_000)
+    assert result.report.compacted
+    assert result.report.reason.startswith("repaired")
+    assert len(result.report.repaired) == 2
+    assert cf.validate(result.payload, format="openai-chat") == []
+
+
+def test_strict_compaction_raises_budget_unreachable() -> None:
+    payload = [{"role": "system", "content": "rules " * 400}, {"role": "user", "content": "hi"}]
+    with pytest.raises(cf.BudgetUnreachable) as info:
+        cf.compact(payload, 50, strict=True)
+    assert info.value.budget == 50
+    assert info.value.required > 50
