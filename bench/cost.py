@@ -184,7 +184,7 @@ def plot(bills: Bills, path: Any, share: float) -> None:
 
     by_name = bills["all"]
     trim = by_name[STRATEGIES[1]]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
+    fig, ax = plt.subplots(figsize=(7.2, 4.4), dpi=100)
     width = 0.8 / len(STRATEGIES)
     for offset, name in enumerate(STRATEGIES):
         ys = [by_name[name].cost(p) / trim.cost(p) for p in PRICINGS]
@@ -193,9 +193,9 @@ def plot(bills: Bills, path: Any, share: float) -> None:
     ax.axhline(0.25, color="black", linewidth=0.8, linestyle="--", label="target 0.25x")
     ax.set_xticks(range(len(PRICINGS)), [p.name.split(" (")[0] for p in PRICINGS], fontsize=8)
     ax.set_ylabel("input cost relative to trim_messages")
-    ax.set_title(f"Cost under prompt caching, corpus, budget: system + {share:.0%} of the rest")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.set_title(f"Corpus replay, budget = system prompt + {share:.0%} of the rest", fontsize=10)
+    fig.legend(fontsize=7, loc="lower center", ncol=3)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(path)
     plt.close(fig)
 

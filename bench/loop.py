@@ -48,6 +48,8 @@ class LoopRun:
     lc_turns: list[float] = field(default_factory=list)
     paired: list[tuple[float, float]] = field(default_factory=list)
     """(contextfold turn, baseline turn) for the interleaved turns."""
+    compacted: list[bool] = field(default_factory=list)
+    """Whether each ContextManager turn compacted."""
     first_view: float = 0.0
     compactions: int = 0
 
@@ -84,8 +86,9 @@ def run_loop(
         spent = clock(cf_turn)
         out.cf_turns.append(spent)
         report = manager.last_report
-        if report is not None and report is not before and report.compacted:
-            out.compactions += 1
+        compacted = report is not None and report is not before and report.compacted
+        out.compacted.append(compacted)
+        out.compactions += compacted
         if index % stride == 0:
             new = bl.lc_messages(turn)
 

@@ -61,6 +61,8 @@ class Plant:
     """One planted sentence and its key."""
 
     kind: str
+    item: int
+    """Which of the kind's two phrasings (1 or 2)."""
     key: str
     sentence: str
 
@@ -72,7 +74,7 @@ def plants(seed: int) -> tuple[Plant, ...]:
     for item in range(2):
         for kind in KINDS:
             key = f"{kind[0].upper()}{item + 1}-{rng.getrandbits(24):06X}"
-            out.append(Plant(kind, key, TEMPLATES[kind][item].format(key=key)))
+            out.append(Plant(kind, item + 1, key, TEMPLATES[kind][item].format(key=key)))
     return tuple(out)
 
 
@@ -98,8 +100,14 @@ def segments(rest: Sequence[Wire], parts: int = ROUNDS) -> list[list[Wire]]:
     return [list(rest[a:b]) for a, b in itertools.pairwise(cuts)]
 
 
-Survival = dict[tuple[str, int, str], tuple[int, int, int]]
-"""(strategy, round, kind) -> (plants, keys present, sentences verbatim)."""
+Survival = dict[tuple[str, int, str, int], tuple[int, int, int]]
+"""(strategy, round, kind, item) -> (plants, keys present, sentences verbatim)."""
+
+
+def cell(survival: Survival, strategy: str, round_: int, kind: str) -> tuple[int, int, int]:
+    """Totals over both phrasings of a kind."""
+    found = [survival[(strategy, round_, kind, item)] for item in (1, 2)]
+    return (sum(f[0] for f in found), sum(f[1] for f in found), sum(f[2] for f in found))
 
 
 def score_record(record: Record) -> Survival:
@@ -118,11 +126,8 @@ def score_record(record: Record) -> Survival:
         for round_ in range(1, ROUNDS + 1):
             wire = _compact(compactor, strategy, wire + pieces[round_ - 1], budget)
             text = bl.visible_text(bl.neutral(wire))
-            for kind in KINDS:
-                mine = [p for p in planted_ if p.kind == kind]
-                keys = sum(p.key in text for p in mine)
-                verbatim = sum(p.sentence in text for p in mine)
-                out[(strategy, round_, kind)] = (len(mine), keys, verbatim)
+            for p in planted_:
+                out[(strategy, round_, p.kind, p.item)] = (1, p.key in text, p.sentence in text)
     return out
 
 
@@ -156,7 +161,7 @@ def lines(survival: Survival) -> list[str]:
     rows = []
     for strategy in STRATEGIES:
         for kind in KINDS:
-            cells = [survival[(strategy, r, kind)] for r in range(1, ROUNDS + 1)]
+            cells = [cell(survival, strategy, r, kind) for r in range(1, ROUNDS + 1)]
             n, _, verbatim = cells[-1]
             rows.append(
                 [
@@ -167,6 +172,22 @@ def lines(survival: Survival) -> list[str]:
                 ]
             )
     return table(header, rows, "ll" + "r" * (ROUNDS + 1))
+
+
+def phrasing_lines(survival: Survival) -> list[str]:
+    """Markdown: round-5 key survival of each phrasing, per strategy (which ones the card
+    catches)."""
+    header = ["kind", "phrasing", *STRATEGIES]
+    rows = []
+    for kind in KINDS:
+        for item in (1, 2):
+            sentence = TEMPLATES[kind][item - 1].format(key="<key>")
+            shares = []
+            for strategy in STRATEGIES:
+                n, keys, _ = survival[(strategy, ROUNDS, kind, item)]
+                shares.append(f"{keys / n:.0%}")
+            rows.append([kind, sentence, *shares])
+    return table(header, rows, "ll" + "r" * len(STRATEGIES))
 
 
 def plot(survival: Survival, path: Any) -> None:
@@ -181,7 +202,8 @@ def plot(survival: Survival, path: Any) -> None:
     for ax, kind in zip(axes, KINDS, strict=True):
         for strategy in STRATEGIES:
             ys = [
-                survival[(strategy, r, kind)][1] / survival[(strategy, r, kind)][0] for r in rounds
+                cell(survival, strategy, r, kind)[1] / cell(survival, strategy, r, kind)[0]
+                for r in rounds
             ]
             ax.plot(rounds, ys, "-o", markersize=3, label=strategy)
         ax.set_title(kind)

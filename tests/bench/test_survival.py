@@ -58,12 +58,13 @@ def test_plants_segments_and_rounds() -> None:
 
 def test_rounds_score_every_strategy_kind_and_round() -> None:
     survival = rounds.score_record(Record("synthetic", "swe", history(60, seed=3)))
-    assert len(survival) == len(rounds.STRATEGIES) * rounds.ROUNDS * len(rounds.KINDS)
-    for (strategy, _, kind), (n, keys, verbatim) in survival.items():
-        assert n == 2, (strategy, kind)
+    assert len(survival) == len(rounds.STRATEGIES) * rounds.ROUNDS * len(rounds.KINDS) * 2
+    for (strategy, _, kind, _), (n, keys, verbatim) in survival.items():
+        assert n == 1, (strategy, kind)
         assert 0 <= verbatim <= keys <= n, (strategy, kind)
-    # trim_messages keeps nothing it dropped; contextfold's card keeps rules it caught
-    assert survival[("trim_messages", rounds.ROUNDS, "rule")][1] == 0
+    # trim_messages keeps nothing it dropped
+    assert rounds.cell(survival, "trim_messages", rounds.ROUNDS, "rule")[1] == 0
+    assert "<key>" in "\n".join(rounds.phrasing_lines(survival))
 
 
 def test_corpus_sections_and_plots(tmp_path: Path) -> None:
