@@ -11,7 +11,6 @@ Rules:
 from __future__ import annotations
 
 import logging
-import sys
 
 import typer
 
@@ -42,14 +41,17 @@ def _version(value: bool) -> None:
         raise typer.Exit
 
 
-def _log_to_stderr() -> None:
+class _Stderr(logging.Handler):
     """Library warnings (a summarizer that failed over, say) as plain stderr lines."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("contextfold: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(f"contextfold: {record.getMessage()}", err=True)
+
+
+def _log_to_stderr() -> None:
     logger = logging.getLogger("contextfold")
-    if not logger.handlers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.WARNING)
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr(logging.WARNING))
 
 
 @app.callback()
