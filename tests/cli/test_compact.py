@@ -182,4 +182,5 @@ def test_corpus_conversations_compact_to_valid_fitting_payloads(tmp_path: Path) 
         if report["fits"]:
             assert cf.count_tokens(out, "gpt-4o") <= budget, ident
         else:
-            assert report["reason"] and "DOES NOT FIT" in ran.stderr, ident
+            assert report["reason"], ident
+            assert "DOES NOT FIT" in ran.stderr, ident

@@ -97,8 +97,9 @@ def big_payload(megabytes: int) -> list[dict[str, Any]]:
             f"{j:6d}\tdef handler_{i}_{j}(request): return respond(request, code={j})\n"
             for j in range(16_000)
         )
-        call = {"id": f"call_{i}", "type": "function"}
-        call["function"] = {"name": "view_file", "arguments": json.dumps({"path": f"m{i}.py"})}
+        arguments = json.dumps({"path": f"m{i}.py"})
+        function = {"name": "view_file", "arguments": arguments}
+        call: dict[str, Any] = {"id": f"call_{i}", "type": "function", "function": function}
         messages += [
             {"role": "user", "content": f"Step {i}: show me m{i}.py"},
             {"role": "assistant", "content": None, "tool_calls": [call]},
@@ -141,17 +142,17 @@ def _damaged(value: Any, path: list[Any], replacement: Any) -> Any:
         return replacement
     head, rest = path[0], path[1:]
     if isinstance(value, list) and isinstance(head, int) and value:
-        copy = list(value)
-        copy[head % len(copy)] = _damaged(copy[head % len(copy)], rest, replacement)
-        return copy
+        items = list(value)
+        items[head % len(items)] = _damaged(items[head % len(items)], rest, replacement)
+        return items
     if isinstance(value, dict) and value:
         key = sorted(value)[head % len(value)] if isinstance(head, int) else head
-        copy = dict(value)
+        fields = dict(value)
         if not rest and replacement is None:
-            copy.pop(key, None)
+            fields.pop(key, None)
         else:
-            copy[key] = _damaged(copy[key], rest, replacement)
-        return copy
+            fields[key] = _damaged(fields[key], rest, replacement)
+        return fields
     return replacement
 
 
