@@ -19,6 +19,7 @@ import session_repo as repo
 HERE = Path(__file__).resolve().parent
 CHAT_FILE = HERE / "coding-session.openai-chat.json"
 ANTHROPIC_FILE = HERE / "coding-session.anthropic.json"
+STEPS_FILE = HERE / "coding-session.steps.jsonl"
 
 SYSTEM = """\
 You are a careful software engineer working in a sandboxed checkout at /workspace/invoicer.
@@ -626,12 +627,27 @@ def anthropic(s: Session) -> dict[str, object]:
     }
 
 
+def steps(body: dict[str, object]) -> str:
+    """The history as it grew: a JSONL record about every ten messages."""
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    records = []
+    for end in range(10, len(messages) + 1, 10):
+        cut = end + 1 if messages[end - 1].get("tool_calls") else end  # keep calls with results
+        record = {"id": f"invoicer-{cut:02d}", "format": "openai_chat", "messages": messages[:cut]}
+        records.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(records)
+
+
 def main() -> None:
-    """Write both files."""
+    """Write the three files."""
     s = session()
-    for path, body in ((CHAT_FILE, openai_chat(s)), (ANTHROPIC_FILE, anthropic(s))):
+    chat = openai_chat(s)
+    for path, body in ((CHAT_FILE, chat), (ANTHROPIC_FILE, anthropic(s))):
         path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {path.name}")
+    STEPS_FILE.write_text(steps(chat), encoding="utf-8")
+    print(f"wrote {STEPS_FILE.name}")
 
 
 if __name__ == "__main__":
