@@ -122,7 +122,7 @@ def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | 
         f"counted with {report.counter}",
         report.describe(),
     ]
-    if not report.fits or report.compacted:
+    if not report.fits:
         lines.append(report.reason)
     lines += [f"repaired {fix}" for fix in report.repaired]
     if report.summaries:
@@ -152,5 +152,5 @@ def _writers(report: cf.Report, spec: str | None) -> str:
     if cached:
         text += f", {cached} from the cache"
     if spec is not None and not all(spec.startswith(name) for name in calls):
-        text += f"; {spec.partition('@')[0]} failed for some, see the warnings above"
+        text += f"; {spec.partition('@')[0]} did not write them all (see the warnings above)"
     return text
