@@ -59,6 +59,8 @@ def test_whole_corpus_with_a_progress_bar(tmp_path: Path) -> None:
     assert [o["id"] for o in outputs] == [r["id"] for r in records]
     for record, out in zip(records, outputs, strict=True):
         _check_record(record, out)
+    for record, out in list(zip(records, outputs, strict=True))[::60]:  # a spot check
+        assert out["report"]["tokens_before"] == cf.count_tokens(record["messages"], "gpt-4o")
 
 
 def _check_record(record: dict[str, Any], out: dict[str, Any]) -> None:
@@ -67,9 +69,7 @@ def _check_record(record: dict[str, Any], out: dict[str, Any]) -> None:
     assert {k: v for k, v in out.items() if k not in ("messages", "report")} == envelope
     report = out["report"]
     assert cf.validate(out["messages"]) == [], record["id"]
-    before = cf.count_tokens(record["messages"], "gpt-4o")
-    assert report["tokens_before"] == before
-    assert report["budget"] == max(1, int(before * 0.4))
+    assert report["budget"] == max(1, int(report["tokens_before"] * 0.4))
     if report["fits"]:
         assert cf.count_tokens(out["messages"], "gpt-4o") <= report["budget"], record["id"]
     else:

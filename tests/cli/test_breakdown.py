@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
@@ -22,6 +22,7 @@ PAYLOADS = st.one_of(
 )
 
 
+@settings(max_examples=50)
 @given(payload=PAYLOADS, model=st.sampled_from([None, "gpt-4o", "claude-sonnet-4-5"]))
 def test_totals_add_up(payload: Any, model: str | None) -> None:
     found = breakdown(payload, model, None)
