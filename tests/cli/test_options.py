@@ -156,3 +156,17 @@ def test_anthropic_backend(llm_server: LLMServer, tmp_path: Path) -> None:
 def test_no_key_is_one_line_before_any_request() -> None:
     ran = run("compact", CHAT_EXAMPLE, "-b", "5000", "--summarizer", "openai:gpt-4o-mini")
     assert_one_line_error(ran, "no API key", "OPENAI_API_KEY")
+
+
+def test_batch_workers_summarize_with_the_server(llm_server: LLMServer, tmp_path: Path) -> None:
+    source = CHAT_EXAMPLE.parent / "coding-session.steps.jsonl"
+    target, cache = tmp_path / "out.jsonl", tmp_path / "summaries.db"
+    args: list[str | Path] = ["batch", source, target, "-b", "3000", "-j", "2", "--cache", cache]
+    server = ["--summarizer", f"openai:{MODEL}", "--base-url", llm_server.openai_url]
+    ran = run(*args, *server, env={"OPENAI_API_KEY": CANARY})
+    assert ran.code == 0, ran
+    reports = [json.loads(line)["report"] for line in target.read_text().splitlines()]
+    written = {s["summarizer"] for r in reports for s in r["summaries"]}
+    assert written == {f"openai:{MODEL}"}
+    assert llm_server.count(MODEL) > 0
+    assert_no_canary(ran, target, cache)
