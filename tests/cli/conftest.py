@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pty
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -65,6 +66,32 @@ def run(
         done.stdout.decode("utf-8"),
         done.stderr.decode("utf-8", "replace"),
     )
+
+
+def run_on_a_terminal(*args: str | Path) -> tuple[int, str]:
+    """Run the executable with stdin, stdout and stderr on a pseudo-terminal."""
+    leader, follower = pty.openpty()
+    env = clean_env({"TERM": "xterm-256color", "COLUMNS": "100"})
+    process = subprocess.Popen(
+        [str(EXECUTABLE), *map(str, args)],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        close_fds=True,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return process.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
 
 
 def invoke(*args: str | Path, stdin: bytes | str | None = None) -> Ran:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,33 +11,7 @@ import pytest
 import contextfold as cf
 
 from .. import corpus
-from .conftest import CHAT_EXAMPLE, EXECUTABLE, clean_env, run
-
-
-def run_on_a_terminal(*args: str | Path) -> tuple[int, str]:
-    """Run the executable with stdin, stdout and stderr on a pseudo-terminal."""
-    leader, follower = pty.openpty()
-    env = clean_env({"TERM": "xterm-256color", "COLUMNS": "100"})
-    process = subprocess.Popen(
-        [str(EXECUTABLE), *map(str, args)],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        close_fds=True,
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    return process.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
+from .conftest import CHAT_EXAMPLE, run, run_on_a_terminal
 
 
 @pytest.mark.corpus
@@ -149,3 +120,12 @@ def test_strict_exits_1_when_some_do_not_fit(tmp_path: Path) -> None:
     ran = run("batch", source, tmp_path / "out.jsonl", "-b", "200", "--strict")
     assert ran.code == 1, ran
     assert "1 do not fit" in ran.stderr
+
+
+def test_the_output_never_overwrites_the_input(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": "x", "messages": [{"role": "user", "content": "hi"}]}\n')
+    ran = run("batch", source, tmp_path / "." / "in.jsonl", "-b", "100")
+    assert ran.code == 2
+    assert "would overwrite the input" in ran.stderr
+    assert source.read_text().startswith('{"id": "x"')

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import contextfold as cf
 
 from ..adapters import anthropic_strategies, chat_strategies, responses_strategies
-from .conftest import CHAT_EXAMPLE, assert_one_line_error, invoke, run
+from .conftest import CHAT_EXAMPLE, assert_one_line_error, invoke, run, run_on_a_terminal
 
 BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
     ("empty", b"", ("empty input",)),
@@ -45,6 +45,12 @@ def test_bad_files_are_one_line_errors(
 
 def test_bad_stdin_is_named_stdin() -> None:
     assert_one_line_error(run("compact", "-b", "1000", stdin=b"{"), "<stdin>", "not valid JSON")
+
+
+def test_a_terminal_on_stdin_is_not_waited_on() -> None:
+    code, screen = run_on_a_terminal("compact", "-b", "1000")
+    assert code == 2
+    assert "no input: give a FILE, or pipe a JSON payload into stdin" in screen
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from ._io import (
     STDIO,
     display_name,
     explain,
+    fail,
     load_json,
     reporting,
     to_json,
@@ -132,6 +133,8 @@ def batch(
     choice = SummarizerChoice(summarizer, base_url, tuple(fallback or ()), cache)
     choice.check()
     name = display_name(source)
+    if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
+        fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
     with reporting(name):
         settings = Settings(budget, model, format.option(), policy(high, low), choice, archive)
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line

@@ -100,6 +100,8 @@ def reporting(name: str) -> Iterator[None]:
 def read_bytes(path: str) -> bytes:
     """The whole input: a file, or standard input for `-`."""
     if path == STDIO:
+        if sys.stdin.isatty():
+            fail("no input: give a FILE, or pipe a JSON payload into stdin")
         return sys.stdin.buffer.read()
     return Path(path).read_bytes()
 
