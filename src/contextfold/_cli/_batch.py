@@ -155,31 +155,32 @@ def batch(
 def process(task: tuple[int, bytes, Settings]) -> Outcome:
     """Compact one line; an expected failure becomes an error line (rule 2)."""
     number, raw, settings = task
-    record_id: object = None
+    record: dict[str, object] | None = None
     try:
         value = load_json(raw)
-        record_id = _record_id(value)
-        return _compact_line(number, value, record_id is not None, settings)
+        record = _as_record(value)
+        return _compact_line(number, value, record, settings)
     except (cf.ContextFoldError, ValueError, RecursionError, OSError) as exc:
         message = explain(exc)
         if message is None:
             raise
         error: dict[str, object] = {"line": number, "error": message}
-        if record_id is not None:
-            error["id"] = record_id
-            message = f"id {record_id!r}: {message}"
+        if record is not None:
+            error["id"] = record["id"]
+            message = f"id {record['id']!r}: {message}"
         return Outcome(number, to_json(error), message, fits=False)
 
 
-def _record_id(value: object) -> object:
-    """The record's id when `value` is a record (rule 1), else None."""
-    if isinstance(value, dict) and "messages" in value:
-        return value.get("id")
+def _as_record(value: object) -> dict[str, object] | None:
+    """`value` when it is a record (rule 1), else None."""
+    if isinstance(value, dict) and "messages" in value and value.get("id") is not None:
+        return value
     return None
 
 
-def _compact_line(number: int, value: object, is_record: bool, settings: Settings) -> Outcome:
-    record = value if is_record and isinstance(value, dict) else None
+def _compact_line(
+    number: int, value: object, record: dict[str, object] | None, settings: Settings
+) -> Outcome:
     payload = value if record is None else record["messages"]
     fmt = settings.format or (None if record is None else _record_format(record))
     report = (result := _compact(payload, settings, fmt)).report
