@@ -82,7 +82,7 @@ def compact(
     cache: CacheOption = None,
 ) -> None:
     """Fit a conversation into a token budget; the compacted payload goes to stdout."""
-    tokens = tokens_only(budget).resolve(lambda: 0)
+    tokens = tokens_only(budget)
     choice = SummarizerChoice(summarizer, base_url, tuple(fallback or ()), cache)
     choice.check()
     name = display_name(file)

@@ -53,7 +53,7 @@ def inspect(
     top: TopOption = TOP,
 ) -> None:
     """Show where a conversation's tokens go: per role, per tool, largest messages."""
-    tokens = None if budget is None else tokens_only(budget).resolve(lambda: 0)
+    tokens = None if budget is None else tokens_only(budget)
     name = display_name(file)
     with reporting(name):
         payload = load_json(read_bytes(file))

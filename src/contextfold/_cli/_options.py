@@ -58,11 +58,11 @@ def parse_budget(text: str) -> Budget:
     raise typer.BadParameter(f"{text!r} is not a budget; give tokens (8000) or a share (40%)")
 
 
-def tokens_only(budget: Budget) -> Budget:
-    """`budget`, refusing a percentage (for commands that read one payload)."""
+def tokens_only(budget: Budget) -> int:
+    """The budget in tokens, refusing a percentage (for commands that read one payload)."""
     if budget.tokens is None:
         raise typer.BadParameter("give the budget in tokens here, e.g. --budget 8000")
-    return budget
+    return budget.tokens
 
 
 class FormatName(enum.StrEnum):
