@@ -83,14 +83,9 @@ def _job(
     offset = len(conversation.messages) - item_count(payload)
     settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
     marks = Marks(_shift(pins, offset, "pins"), _shift(droppable, offset, "droppable"))
-    return _Job(
-        fmt,
-        conversation,
-        settings,
-        marks,
-        archive if archive is not None else Archive(),
-        summarizer or LedgerSummarizer(),
-    )
+    # `is None`, not `or`: an empty Archive is falsy (it has a length) but is the caller's.
+    store = Archive() if archive is None else archive
+    return _Job(fmt, conversation, settings, marks, store, summarizer or LedgerSummarizer())
 
 
 def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:

@@ -1,0 +1,156 @@
+"""`contextfold compact`: one payload in, the compacted payload out, a summary on stderr.
+
+Rules:
+1. stdout gets the compacted payload in the input's format and shape, and nothing else;
+   people read stderr (a few lines); programs read `--report` (the full report as JSON).
+2. The output is checked with `validate` before it is written: a payload the provider
+   would reject is never printed (an empty message list, say, is bad input: exit 2).
+3. `--archive DB` keeps every original in SQLite, so `contextfold recall` finds it later.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated
+
+import typer
+
+import contextfold as cf
+
+from ._io import EXIT_NOT_FIT, display_name, fail, load_json, read_bytes, reporting, to_json
+from ._io import write_text as write
+from ._options import (
+    BaseUrlOption,
+    BudgetOption,
+    CacheOption,
+    FallbackOption,
+    FormatName,
+    FormatOption,
+    HighOption,
+    LowOption,
+    ModelOption,
+    SpecOption,
+    StrictOption,
+    SummarizerChoice,
+    policy,
+    tokens_only,
+)
+
+EXAMPLE = "\b\nExample:\n  contextfold compact session.json --budget 8000 --model gpt-4o > out.json"
+
+FileArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="FILE", help="JSON payload (a message list or a request body); - for stdin."
+    ),
+]
+ReportOption = Annotated[
+    str | None,
+    typer.Option("--report", metavar="FILE", help="Write the full report as JSON to FILE."),
+]
+ArchiveOption = Annotated[
+    str | None,
+    typer.Option(
+        "--archive",
+        metavar="DB",
+        help="Keep the originals in this SQLite file for `contextfold recall`.",
+    ),
+]
+PinOption = Annotated[
+    list[int] | None,
+    typer.Option(
+        "--pin", metavar="INDEX", help="Keep this message verbatim (repeatable; 0 is the first)."
+    ),
+]
+
+
+def compact(
+    *,
+    budget: BudgetOption,
+    file: FileArgument = "-",
+    model: ModelOption = None,
+    format: FormatOption = FormatName.auto,
+    high: HighOption = None,
+    low: LowOption = None,
+    pin: PinOption = None,
+    strict: StrictOption = False,
+    report: ReportOption = None,
+    archive: ArchiveOption = None,
+    summarizer: SpecOption = None,
+    base_url: BaseUrlOption = None,
+    fallback: FallbackOption = None,
+    cache: CacheOption = None,
+) -> None:
+    """Fit a conversation into a token budget; the compacted payload goes to stdout."""
+    tokens = tokens_only(budget)
+    choice = SummarizerChoice(summarizer, base_url, tuple(fallback or ()), cache)
+    choice.check()
+    name = display_name(file)
+    with reporting(name):
+        rules = policy(high, low)
+        chosen = choice.build()
+        payload = load_json(read_bytes(file))
+        store = cf.Archive(cf.SqliteStore(archive)) if archive else cf.Archive()
+        with store:
+            result = cf.compact(
+                payload,
+                tokens,
+                model,
+                format=format.option(),
+                summarizer=chosen,
+                archive=store,
+                pins=pin or (),
+                policy=rules,
+            )
+        problems = cf.validate(result.payload, result.format)
+        if problems:
+            fail(f"{name}: {problems[0]}")
+        if report is not None:
+            write(report, to_json(result.report.to_dict(), indent=2) + "\n")
+        write("-", to_json(result.payload) + "\n")
+    _tell(name, result, archive, choice.spec)
+    if strict and not result.report.fits:
+        raise typer.Exit(EXIT_NOT_FIT)
+
+
+def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | None) -> None:
+    """The short human summary on stderr."""
+    report = result.report
+    messages = len(result.conversation.messages)
+    lines = [
+        f"{name}: {report.format}, {messages} messages after compaction, "
+        f"counted with {report.counter}",
+        report.describe(),
+    ]
+    if not report.fits:
+        lines.append(report.reason)
+    lines += [f"repaired {fix}" for fix in report.repaired]
+    if report.summaries:
+        lines.append(_writers(report, spec))
+    if report.refs:
+        first = report.refs[0]
+        if archive:
+            lines.append(
+                f"{len(report.refs)} originals archived in {archive}; "
+                f"e.g. contextfold recall {first} --archive {archive}"
+            )
+        else:
+            lines.append(
+                f"{len(report.refs)} originals behind markers; "
+                "pass --archive DB to keep them for `contextfold recall`"
+            )
+    typer.echo("\n".join(lines), err=True)
+
+
+def _writers(report: cf.Report, spec: str | None) -> str:
+    """Who wrote the summaries, and whether a fallback had to step in."""
+    calls = Counter(s.summarizer for s in report.summaries)
+    cached = sum(s.cached for s in report.summaries)
+    text = "summaries written by " + ", ".join(
+        f"{n} ({k} call{'s' if k != 1 else ''})" for n, k in calls.items()
+    )
+    if cached:
+        text += f", {cached} from the cache"
+    if spec is not None and not all(spec.startswith(name) for name in calls):
+        text += f"; {spec.partition('@')[0]} did not write them all (see the warnings above)"
+    return text

@@ -1,0 +1,138 @@
+"""Reading payloads, writing JSON, and turning bad input into one line and exit code 2.
+
+Rules:
+1. Exit codes: 0 done; 1 the result does not fit and --strict was given; 2 bad input or
+   usage. A bad input prints one line naming the file (and, when the library says, the
+   message index and field), never a traceback.
+2. `-` is standard input (or output). Input is UTF-8 JSON (a byte-order mark is allowed).
+3. JSON goes out as UTF-8 text; strings that cannot be encoded (lone surrogates, which
+   JSON escapes allow) fall back to ASCII escapes, so any payload read can be written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final, NoReturn
+
+import typer
+
+from contextfold import ContextFoldError, InvalidConversation
+
+STDIO: Final = "-"
+EXIT_NOT_FIT: Final = 1
+EXIT_BAD_INPUT: Final = 2
+_SHOWN: Final = 300
+"""Characters of an error message shown; the rest is cut (one line, always)."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print one error line to stderr and exit with code 2."""
+    typer.echo(f"contextfold: error: {one_line(message)}", err=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def one_line(text: str) -> str:
+    """`text` on a single line, cut to a readable length."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SHOWN else flat[: _SHOWN - 3] + "..."
+
+
+def display_name(path: str) -> str:
+    """How a path is named in messages."""
+    return "<stdin>" if path == STDIO else path
+
+
+def describe_decode_error(exc: UnicodeDecodeError) -> str:
+    """What is wrong with bytes that are not UTF-8."""
+    bad = exc.object[exc.start : exc.start + 1]
+    shown = f"byte 0x{bad[0]:02x}" if bad else "truncated character"
+    return f"not UTF-8 text ({shown} at offset {exc.start}); expected a JSON payload"
+
+
+def describe_json_error(exc: json.JSONDecodeError) -> str:
+    """What is wrong with text that is not JSON."""
+    return f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+
+
+def explain(exc: BaseException, name: str | None = None) -> str | None:
+    """The one-line message for an expected failure while reading `name`, else None."""
+    if isinstance(exc, ContextFoldError) and not isinstance(exc, InvalidConversation):
+        return str(exc)  # configuration, archive, summarizer: the message names its subject
+    if isinstance(exc, OSError):
+        return f"{exc.filename or name}: {exc.strerror or exc}"
+    detail = _detail(exc)
+    if detail is None:
+        return None
+    return detail if name is None else f"{name}: {detail}"
+
+
+def _detail(exc: BaseException) -> str | None:
+    match exc:
+        case InvalidConversation():
+            return str(exc)
+        case json.JSONDecodeError():
+            return describe_json_error(exc)
+        case UnicodeDecodeError():
+            return describe_decode_error(exc)
+        case RecursionError():
+            return "the JSON is nested too deeply to read"
+        case _:
+            return None
+
+
+@contextmanager
+def reporting(name: str) -> Iterator[None]:
+    """Turn every expected failure inside the block into `fail` (rule 1)."""
+    try:
+        yield
+    except (ContextFoldError, ValueError, RecursionError, OSError) as exc:
+        message = explain(exc, name)
+        if message is None:
+            raise
+        fail(message)
+
+
+def read_bytes(path: str) -> bytes:
+    """The whole input: a file, or standard input for `-`."""
+    if path == STDIO:
+        if sys.stdin.isatty():
+            fail("no input: give a FILE, or pipe a JSON payload into stdin")
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def load_json(data: bytes) -> object:
+    """The JSON value in `data`; a clear error when it is empty or not UTF-8 JSON."""
+    text = data.decode("utf-8-sig")
+    if not text.strip():
+        raise InvalidConversation("empty input; expected a JSON payload (messages or a body)")
+    return json.loads(text)
+
+
+def to_json(value: object, *, indent: int | None = None) -> str:
+    """`value` as JSON text that UTF-8 can always encode (rule 3)."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, indent=indent)
+    return text
+
+
+def write_text(path: str, text: str) -> None:
+    """Write `text` to a file, or to standard output for `-`."""
+    if path != STDIO:
+        Path(path).write_text(text, encoding="utf-8")
+        return
+    try:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): nothing to report, and nothing left to flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(0) from None
