@@ -146,9 +146,10 @@ def _cheap_finding(one_shot: speed.OneShot) -> str:
         "- With cheap counters contextfold is slower than trim_messages at every size: "
         f"default + HeuristicCounter {span(speed.CF_DEFAULT_HEURISTIC)}, default + chars/4 "
         f"{span(speed.CF_DEFAULT_QUARTER)}, drop-oldest + chars/4 "
-        f"{span(speed.CF_DROP_QUARTER)} the time of trim_messages + chars/4, which only "
-        "binary-searches prefix sums of `len(text) / 4`; contextfold parses and renders the "
-        "wire format, groups units, archives what it removes and (default) builds a summary."
+        f"{span(speed.CF_DROP_QUARTER)} the time of trim_messages with "
+        "count_tokens_approximately (chars / 4), which only binary-searches the cut point on "
+        "messages already converted; contextfold parses and renders the wire format, groups "
+        "units, archives what it removes and (default) builds a summary."
     )
 
 
