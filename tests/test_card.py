@@ -285,3 +285,36 @@ def test_corpus_rules_are_verbatim_user_sentences() -> None:
             assert rule.text in user_text
         found += len(state.rules)
     assert 60 <= found <= 200
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keep Python 3.9 compatibility.",
+        "No new dependencies.",
+        "All existing tests must keep passing.",
+        "Use tabs, not spaces.",
+        "Only edit files under src/.",
+        "Please keep answers short.",
+        "No emojis please.",
+        "Stay within the sandbox.",
+    ],
+)
+def test_coding_constraints_are_rules(text: str) -> None:
+    assert [r.text for r in extract_rules(Message("user", (Text(text),)))] == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keep going.",
+        "No problem.",
+        "No, thanks.",
+        "No luck.",
+        "It must be a bug.",
+        "I must have left it at home.",
+        "There must be a way.",
+    ],
+)
+def test_conversational_phrases_are_not_rules(text: str) -> None:
+    assert extract_rules(Message("user", (Text(text),))) == []

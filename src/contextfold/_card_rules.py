@@ -96,6 +96,24 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
     _cue(
+        "prohibition",
+        _OPENER + r"no (?:new |more |extra |additional |external |third-party )?"
+        r"(?!problem|worries|worry|thanks|thank|luck|idea|way|clue|doubt|rush|pressure|"
+        r"one|longer|matter|need|change|changes|further|other|reservation|i\b|it\b)"
+        r"[a-z][a-z-]*s?(?: [a-z][a-z-]*)?(?: (?:please|allowed|permitted))?[.!]?$",
+    ),
+    _cue(
+        "obligation",
+        r"(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
+        r"be (?:a|an|the|some|that|why|wrong|missing|because|related)\b)\w+",
+    ),
+    _cue(
+        "obligation",
+        _OPENER + r"(?:keep|only|stick to|use only|limit yourself to|stay)\s+"
+        r"(?!going|trying|looking|up\b|it up|in mind|me posted|on\b|tuned|calm|with me)\w",
+    ),
+    _cue("preference", _OPENER + r"use\b[^,.;]{1,60}, not\b"),
+    _cue(
         "preference",
         r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
         r"\bmy preference\b|\bplease use\b",

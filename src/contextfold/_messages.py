@@ -217,7 +217,7 @@ class Conversation:
 REF_PATTERN: Final = r"r[0-9a-f]{10}"
 MARKER_RE: Final = re.compile(r"\[cf:(" + REF_PATTERN + r")(?: [^\]\n]*)?\]")
 SUMMARY_HEADER: Final = "[cf:summary]"
-BRIDGE_NOTE: Final = "earlier turns folded; see the summary"
+BRIDGE_NOTE: Final = "earlier turns folded"
 """The description of a bridge marker: the only marker that stands alone as a message."""
 CARD_HEADER: Final = "[cf:rules]"
 

@@ -58,8 +58,8 @@ class Report:
     """Rules carried in the constraint card."""
     protected_tokens: int = 0
     """Tokens compaction may not remove: system prompt, pins, the latest user turn, the
-    newest turns, the constraint card and fixed overhead. Over the budget means no
-    compaction can fit."""
+    newest turns, the constraint card, fixed overhead and, where turns must alternate, one
+    bridge. Over the budget means no compaction can fit."""
 
     @property
     def actions(self) -> Mapping[str, int]:

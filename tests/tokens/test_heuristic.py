@@ -304,3 +304,9 @@ def test_a_full_piece_table_starts_over(monkeypatch: pytest.MonkeyPatch) -> None
     text = "one two three four five six seven eight"
     assert count_text(text) == exact(text)
     assert 0 < len(piece_counts()) <= 4
+
+
+def test_lone_surrogates_count_like_tiktoken() -> None:
+    text = "half a pair: \ud800 and \u00e9"
+    fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    assert count_text(text) == count_text(fixed) > 0

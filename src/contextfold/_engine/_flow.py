@@ -8,6 +8,7 @@ Rules:
    bridge turns where the format needs alternation, count the result.
 3. Every payload that leaves or shrinks is archived first; its reference is reported.
 4. When the plan changes nothing and nothing was repaired, the input comes back as is.
+5. So does an input the plan could not shrink (bridges can cost more than what left).
 """
 
 from __future__ import annotations
@@ -88,10 +89,7 @@ def compact_flow(
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune)
     if not the_plan.changes and not prep.notes and not prep.parts.bridges:
-        report = _report(
-            settings, before, before, the_plan, _Done(Applied(), prep.notes, protected, 0, False)
-        )
-        return Outcome(tuple(messages), report, tuple(range(len(messages))))
+        return _unchanged(messages, settings, before, the_plan, protected)
     mask = settings.policy.steps.get("mask")
     prose_over = mask.prose_over if isinstance(mask, Mask) else 0
     tools = Tools(prune, prose_over, counter, archive)
@@ -106,15 +104,21 @@ def compact_flow(
     if SHAPES[settings.format].alternate:
         out, origins = add_bridges(out, origins, archive.put)
     if out == list(messages):  # only regenerated bridges: nothing changed
-        report = _report(
-            settings, before, before, the_plan, _Done(Applied(), (), protected, 0, False)
-        )
-        return Outcome(tuple(messages), report, tuple(range(len(messages))))
+        return _unchanged(messages, settings, before, the_plan, protected)
     after = settings.overhead + sum(counter.count(m) for m in out)
-    report = _report(
-        settings, before, after, the_plan, _Done(applied, prep.notes, protected, rules, True)
-    )
-    return Outcome(tuple(out), report, tuple(origins))
+    if after >= before and not prep.notes:  # rule 5: a compaction never makes it worse
+        return _unchanged(messages, settings, before, the_plan, protected)
+    done = _Done(applied, prep.notes, protected, rules, True)
+    return Outcome(tuple(out), _report(settings, before, after, the_plan, done), tuple(origins))
+
+
+def _unchanged(
+    messages: Sequence[Message], settings: Settings, before: int, the_plan: Plan, protected: int
+) -> Outcome:
+    """The input as it was, with the plan's verdict."""
+    done = _Done(Applied(), (), protected, 0, False)
+    report = _report(settings, before, before, the_plan, done)
+    return Outcome(tuple(messages), report, tuple(range(len(messages))))
 
 
 def _new_artifacts(
@@ -211,7 +215,7 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )
-    protected = settings.overhead + card
+    protected = settings.overhead + card + bridge  # one bridge, when turns must alternate
     protected += sum(c.tokens for c in costs if c.protection is not Protection.NONE)
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
 

@@ -37,4 +37,9 @@ def count_text(text: str) -> int:
     """Tokens `text` costs in o200k_base (rule 2 says when this can differ)."""
     if not text:
         return 0
-    return sum(map(piece_counts().__getitem__, pieces(text)))
+    try:
+        return sum(map(piece_counts().__getitem__, pieces(text)))
+    except UnicodeEncodeError:
+        # Lone surrogates cannot be UTF-8: count them as U+FFFD, as tiktoken does.
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return sum(map(piece_counts().__getitem__, pieces(fixed)))
