@@ -212,3 +212,23 @@ def test_counting_a_long_history_again_is_cheap() -> None:
     warm = time.perf_counter() - start
     assert first == again
     assert warm < cold
+
+
+def test_the_default_cache_holds_a_50000_message_history_without_thrashing() -> None:
+    seen: list[str] = []
+
+    def count(text: str) -> int:
+        seen.append(text)
+        return len(text)
+
+    acct = Accountant(count, OPENAI_CHAT, GPT_4O)
+    history = []
+    for i in range(25_000):
+        call = ToolCall(f"call_{i}", "bash", f'{{"cmd": "cat file_{i}.py"}}')
+        history.append(Message("assistant", (call,)))
+        history.append(Message("tool", (ToolResult(f"call_{i}", (Text(f"line {i}"),)),)))
+    first = [acct.message(m) for m in history]
+    encoded = len(seen)
+    assert encoded > 65_536  # more distinct texts than the old bound held
+    assert [acct.message(m) for m in history] == first
+    assert len(seen) == encoded  # the second pass is all cache hits

@@ -10,7 +10,10 @@ Rules:
    framing, tool results their call id and inner parts, images their provider formula,
    opaque parts their JSON text.
 3. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
-   loop recounts the same history every turn, and that must cost dictionary lookups.
+   loop recounts the same history every turn, and that must cost dictionary lookups. The
+   bound must exceed the distinct texts of the largest history compacted at once (about
+   1.75 per message): a compaction reads every count several times in order, and an LRU
+   smaller than that re-encodes everything on every read.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from ._protocol import ConversationCounter, TokenCounter
 
 __all__ = ["Accountant", "count_conversation", "fixed_overhead"]
 
-DEFAULT_CACHE_SIZE = 65_536
+DEFAULT_CACHE_SIZE = 1 << 18
+"""Distinct texts remembered: a 50,000-message history has about 90,000 (bench/speed.py)."""
 
 
 class Accountant:

@@ -1,0 +1,64 @@
+"""Shared plumbing: section rewriting, interleaved timing, ratios, tables, hot spots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.common import chunks, hot_spots, interleaved, median_ratio, table, write_section
+from bench.synthetic import history
+
+import contextfold as cf
+
+OTHER = "## Token counting: heuristic vs exact\n\nsomeone else's table\n"
+
+
+def test_write_section_replaces_only_its_own_section(tmp_path: Path) -> None:
+    markdown = tmp_path / "BENCHMARKS.md"
+    markdown.write_text(f"# title\n\n{OTHER}\n## Speed and scaling\n\nold\n\n## Tail\n\nkeep\n")
+    write_section("## Speed and scaling\n\nnew numbers\n", markdown)
+    text = markdown.read_text()
+    assert "new numbers" in text
+    assert "old" not in text
+    assert OTHER in text
+    assert "## Tail\n\nkeep" in text
+    assert text.index("## Token counting") < text.index("## Speed") < text.index("## Tail")
+
+
+def test_write_section_appends_a_new_section(tmp_path: Path) -> None:
+    markdown = tmp_path / "BENCHMARKS.md"
+    markdown.write_text(f"# title\n\n{OTHER}")
+    write_section("## Cost under prompt caching\n\nbills\n", markdown)
+    write_section("## Cost under prompt caching\n\nbills again\n", markdown)
+    text = markdown.read_text()
+    assert text.count("## Cost under prompt caching") == 1
+    assert text.endswith("bills again\n")
+    assert OTHER in text
+
+
+def test_interleaved_runs_every_system_every_round() -> None:
+    calls: list[str] = []
+    times = interleaved({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]
+    assert all(len(v) == 3 and min(v) >= 0 for v in times.values())
+
+
+def test_median_ratio_is_the_median_of_per_round_ratios() -> None:
+    assert median_ratio([1.0, 10.0, 3.0], [1.0, 1.0, 1.0]) == 3.0
+    assert median_ratio([2.0, 2.0], [1.0, 4.0]) == 1.25
+
+
+def test_table_and_chunks() -> None:
+    assert table(["a", "b"], [[1, 2]]) == ["| a | b |", "|---|--:|", "| 1 | 2 |"]
+    items = [{"i": i} for i in range(7)]
+    pieces = list(chunks(items, 3))
+    assert [len(p) for p in pieces] == [3, 2, 2]
+    assert [x for p in pieces for x in p] == items
+
+
+def test_hot_spots_name_contextfold_functions() -> None:
+    wire = history(60, seed=2)
+    functions, modules = hot_spots(lambda: cf.compact(wire, 3_000, counter=cf.HeuristicCounter()))
+    assert functions
+    assert modules
+    assert all(":" in name and not name.startswith("/") for name, _ in functions)
+    assert 0 < sum(share for _, share in modules) <= 1.0 + 1e-9
