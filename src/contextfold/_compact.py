@@ -56,6 +56,8 @@ class _Job:
     marks: Marks
     archive: Archive
     summarizer: Summarizer
+    counts: tuple[int, ...]
+    """Tokens of each input message, counted once."""
 
 
 def _job(
@@ -78,14 +80,17 @@ def _job(
     resolved = (policy or Policy()).replace(**options) if options else (policy or Policy())
     tokens = resolve_counter(model, fmt, counter)
     overhead = fixed_overhead(conversation, tokens)
-    total = overhead + sum(tokens.count(m) for m in conversation.messages)
+    counts = [tokens.count(m) for m in conversation.messages]
+    total = overhead + sum(counts)
     target = budget if total <= budget else int(resolved.low * budget)
     offset = len(conversation.messages) - item_count(payload)
     settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
     marks = Marks(_shift(pins, offset, "pins"), _shift(droppable, offset, "droppable"))
     # `is None`, not `or`: an empty Archive is falsy (it has a length) but is the caller's.
     store = Archive() if archive is None else archive
-    return _Job(fmt, conversation, settings, marks, store, summarizer or LedgerSummarizer())
+    return _Job(
+        fmt, conversation, settings, marks, store, summarizer or LedgerSummarizer(), tuple(counts)
+    )
 
 
 def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:
@@ -156,7 +161,7 @@ def compact(
         policy=policy,
         options=options,
     )
-    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
+    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
     return _checked(_finish(job, payload, run(flow, job.summarizer)), strict)
 
 
@@ -189,5 +194,5 @@ async def acompact(
         policy=policy,
         options=options,
     )
-    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive)
+    flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
     return _checked(_finish(job, payload, await arun(flow, job.summarizer)), strict)

@@ -39,6 +39,7 @@ from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
 
 _WINDOW = 16
+_SKIP = object()
 
 
 @dataclass(slots=True)
@@ -91,6 +92,8 @@ class ContextManager:
         self._observed: list[tuple[int, int]] = []
         self._sent = 0
         self._trigger = TriggerState()
+        self._wires: list[object] | None = None
+        """The rendered view, kept in step with the entries between compactions."""
         self._overhead_raw = fixed_overhead(Conversation((), tools=self.tools), self.counter.inner)
         if system is not None:
             self.add(Message("system", (Text(system),)))
@@ -118,8 +121,11 @@ class ContextManager:
         seq = self._next
         self._next += 1
         raw = self.counter.inner.count(message)
-        self._entries.append(_Entry(message, seq, raw))
+        entry = _Entry(message, seq, raw)
+        self._entries.append(entry)
         self._raw_total += raw
+        if self._wires is not None and (wire := self._wire(entry)) is not _SKIP:
+            self._wires.append(wire)
         if pin:
             self._pins.add(seq)
         if droppable:
@@ -208,7 +214,9 @@ class ContextManager:
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._droppable),
         )
-        return compact_flow(self.messages(), settings, marks, self.archive)
+        ratio = self.counter.ratio
+        counts = [math.ceil(e.raw * ratio) for e in self._entries]  # as the counter would say
+        return compact_flow(self.messages(), settings, marks, self.archive, counts)
 
     def _accept(self, outcome: Outcome, trigger: Trigger) -> Report:
         self.last_report = outcome.report
@@ -219,6 +227,7 @@ class ContextManager:
                 for m, o in zip(outcome.messages, outcome.origins, strict=True)
             ]
             self._raw_total = sum(e.raw for e in self._entries)
+            self._wires = None
         self._trigger = after(trigger, self.tokens(), self._marks(), self._trigger)
         return outcome.report
 
@@ -227,17 +236,20 @@ class ContextManager:
         return _Entry(message, seq, self.counter.inner.count(message))
 
     def _render(self) -> list[object]:
-        out: list[object] = []
-        for entry in self._entries:
-            if self.format == "anthropic" and entry.message.role == "system":
-                continue  # Anthropic carries it outside the messages: see system_prompt()
-            if entry.wire is None:
-                rendered = render(Conversation((entry.message,)), self.format)
-                assert isinstance(rendered, list)
-                entry.wire = rendered[0]
-            out.append(entry.wire)
+        if self._wires is None:
+            self._wires = [w for w in map(self._wire, self._entries) if w is not _SKIP]
         self._sent = self._overhead_raw + self._raw_total
-        return out
+        return list(self._wires)
+
+    def _wire(self, entry: _Entry) -> object:
+        """The entry's wire form, rendered once; Anthropic's system prompt is not a message."""
+        if self.format == "anthropic" and entry.message.role == "system":
+            return _SKIP  # carried outside the messages: see system_prompt()
+        if entry.wire is None:
+            rendered = render(Conversation((entry.message,)), self.format)
+            assert isinstance(rendered, list)
+            entry.wire = rendered[0]
+        return entry.wire
 
     def system_prompt(self) -> object:
         """Anthropic's top-level `system` for the current view (None for other formats)."""

@@ -45,19 +45,29 @@ _PART_TYPES: Final[dict[str, type[Any]]] = {
 }
 
 
+_LAYOUTS: dict[type[Any], tuple[tuple[str, object], ...]] = {}
+
+
+def _layout(cls: type[Any]) -> tuple[tuple[str, object], ...]:
+    """(name, default) of each field of a model class; MISSING when it has no default."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = tuple((f.name, f.default) for f in dataclasses.fields(cls) if f.name != "_")
+        _LAYOUTS[cls] = layout
+    return layout
+
+
 def _dump_fields(obj: Any) -> dict[str, object]:
     out: dict[str, object] = {}
-    for f in dataclasses.fields(obj):
-        if f.name == "_":
-            continue
-        value = getattr(obj, f.name)
-        if f.name != "kind" and f.default is not dataclasses.MISSING and value == f.default:
+    for name, default in _layout(type(obj)):
+        value = getattr(obj, name)
+        if name != "kind" and default is not dataclasses.MISSING and value == default:
             continue
         if isinstance(value, tuple):
             value = [_dump_fields(v) if dataclasses.is_dataclass(v) else v for v in value]
         elif isinstance(value, Mapping):
             value = dict(value)
-        out[f.name] = value
+        out[name] = value
     return out
 
 

@@ -11,9 +11,10 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from .._card import CardState, parse_card, render_card
-from .._messages import Card, Message
+from .._card import CardState, extract_rules, parse_card, render_card
+from .._messages import Card, Message, Text
 from .._planning._plan import Protection
 from .._planning._units import Unit, UnitKind
 from .._tokens._protocol import TokenCounter
@@ -46,6 +47,16 @@ def new_card(
     return render_card(state), len(state.rules)
 
 
+def _user_text(message: Message) -> str:
+    return "\n".join(p.text for p in message.parts if isinstance(p, Text))
+
+
+@lru_cache(maxsize=65_536)
+def _states_rules(text: str) -> bool:
+    """Whether user text states any rule (cached: histories repeat across compactions)."""
+    return bool(text) and bool(extract_rules(Message("user", (Text(text),))))
+
+
 def card_bound(
     existing: str | None,
     body: Sequence[Message],
@@ -59,6 +70,7 @@ def card_bound(
         for k, unit in enumerate(units)
         if unit.kind in (UnitKind.USER, UnitKind.EXCHANGE) and protection[k] is Protection.NONE
         for i in range(unit.start, unit.stop)
+        if body[i].role == "user" and _states_rules(_user_text(body[i]))
     ]
     text, rules = new_card(existing, sources, None)
     if text is None:

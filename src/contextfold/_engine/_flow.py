@@ -13,13 +13,14 @@ Rules:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 from .._messages import Message, Summary
 from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
-from .._planning._units import Unit, group_units
+from .._planning._units import Unit, UnitKind, group_units, shift
 from .._policy import Policy
 from .._report import Report
 from .._strategies._steps import Mask, Prune
@@ -80,11 +81,16 @@ class _Prepared:
 
 
 def compact_flow(
-    messages: Sequence[Message], settings: Settings, marks: Marks, archive: Archiver
+    messages: Sequence[Message],
+    settings: Settings,
+    marks: Marks,
+    archive: Archiver,
+    counts: Sequence[int] | None = None,
 ) -> Generator[SummaryRequest, SummaryResult, Outcome]:
-    """Compact `messages` toward `settings.target` (rules 1-4)."""
-    counter = settings.counter
-    before = settings.overhead + sum(counter.count(m) for m in messages)
+    """Compact `messages` toward `settings.target` (rules 1-5); `counts` if already known."""
+    counter = _Known(settings.counter, messages, counts)
+    settings = dataclasses.replace(settings, counter=counter)
+    before = settings.overhead + counter.total
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune)
@@ -110,6 +116,26 @@ def compact_flow(
         return _unchanged(messages, settings, before, the_plan, protected)
     done = _Done(applied, prep.notes, protected, rules, True)
     return Outcome(tuple(out), _report(settings, before, after, the_plan, done), tuple(origins))
+
+
+class _Known:
+    """A counter that remembers the counts of one flow's input messages (by identity)."""
+
+    __slots__ = ("_counts", "_inner", "_keep", "total")
+
+    def __init__(
+        self, inner: TokenCounter, messages: Sequence[Message], counts: Sequence[int] | None
+    ) -> None:
+        self._inner = inner
+        self._keep = tuple(messages)  # keeps the ids below valid for the flow's lifetime
+        known = [inner.count(m) for m in self._keep] if counts is None else list(counts)
+        self._counts = {id(m): n for m, n in zip(self._keep, known, strict=True)}
+        self.total = sum(known)
+
+    def count(self, message: Message) -> int:
+        """The remembered count of an input message, or the inner counter's."""
+        known = self._counts.get(id(message))
+        return known if known is not None else self._inner.count(message)
 
 
 def _unchanged(
@@ -153,25 +179,30 @@ def _has_summary(message: Message) -> bool:
 
 
 def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
+    """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired)."""
     parts = split(messages)
+    n_system = len(parts.system)
     body = list(parts.system)
-    origins: list[int | None] = list(range(len(parts.system)))
-    notes: tuple[str, ...] = ()
-    if settings.policy.repair:
-        fixed = repair(
-            parts.body,
-            parts.origins,
-            SHAPES[settings.format],
-            archive.put,
-            pending_tail=settings.pending_tail,
-        )
-        body += fixed.messages
-        origins += fixed.origins
-        notes = tuple(fixed.notes)
-    else:
+    origins: list[int | None] = list(range(n_system))
+    if not settings.policy.repair:
         body += parts.body
         origins += parts.origins
-    return _Prepared(parts, body, origins, group_units(body), notes)
+        return _Prepared(parts, body, origins, group_units(body), ())
+    fixed = repair(
+        parts.body,
+        parts.origins,
+        SHAPES[settings.format],
+        archive.put,
+        pending_tail=settings.pending_tail,
+    )
+    body += fixed.messages
+    origins += fixed.origins
+    if fixed.notes:
+        units = group_units(body)
+    else:
+        head = [Unit(UnitKind.SYSTEM, 0, n_system)] if n_system else []
+        units = head + [shift(u, n_system) for u in fixed.units]
+    return _Prepared(parts, body, origins, units, tuple(fixed.notes))
 
 
 def _prune_size(settings: Settings) -> PruneSize:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from .._messages import SUMMARY_HEADER, Card, Message, Summary
-from .._planning._units import UnitKind, group_units
+from .._planning._units import is_artifact_message
 
 SUMMARY_INTRO: Final = (
     f"{SUMMARY_HEADER} Summary of the earlier conversation, folded by contextfold. "
@@ -46,18 +46,19 @@ class Split:
 
 
 def split(messages: Sequence[Message]) -> Split:
-    """System prefix, lifted artifacts and the rest (rule 1)."""
+    """System prefix, lifted artifacts and the rest (rule 1), in one pass."""
     out = Split()
-    for unit in group_units(messages):
-        span = messages[unit.start : unit.stop]
-        if unit.kind is UnitKind.SYSTEM:
-            out.system.extend(span)
-        elif unit.kind in (UnitKind.PREAMBLE, UnitKind.BRIDGE):
-            for offset, message in enumerate(span):
-                _lift(message, unit.start + offset + 1, out)
+    leading = True
+    for index, message in enumerate(messages):
+        if leading and message.role in ("system", "developer"):
+            out.system.append(message)
+            continue
+        leading = False
+        if is_artifact_message(message):
+            _lift(message, index + 1, out)
         else:
-            out.body.extend(span)
-            out.origins.extend(range(unit.start, unit.stop))
+            out.body.append(message)
+            out.origins.append(index)
     return out
 
 

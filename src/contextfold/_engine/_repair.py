@@ -36,6 +36,8 @@ class Repaired:
     messages: list[Message] = field(default_factory=list)
     origins: list[int | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+    """Units of the input; they are the output's units too when nothing was repaired."""
 
     def add(self, message: Message, origin: int | None) -> None:
         self.messages.append(message)
@@ -55,8 +57,8 @@ def repair(
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
     is still waiting for their results.
     """
-    out = Repaired()
-    units = group_units(messages)
+    out = Repaired(units=group_units(messages))
+    units = list(out.units)
     if pending_tail and units and units[-1].dangling:
         units[-1] = dataclasses.replace(units[-1], dangling=())
     for unit in units:

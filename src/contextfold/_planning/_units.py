@@ -139,3 +139,8 @@ def _answers(message: Message, pending: Counter[str]) -> bool:
         if pending[call_id] > 0:
             pending[call_id] -= 1
     return True
+
+
+def shift(unit: Unit, offset: int) -> Unit:
+    """`unit` moved `offset` messages later."""
+    return Unit(unit.kind, unit.start + offset, unit.stop + offset, unit.dangling)
