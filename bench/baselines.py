@@ -54,7 +54,7 @@ def lc_messages(wire: Sequence[Wire], start: int = 0) -> list[Any]:
     """LangChain messages for OpenAI chat wire messages, each with its index as id."""
     from langchain_core.messages import convert_to_messages
 
-    messages = convert_to_messages(list(wire))
+    messages: list[Any] = list(convert_to_messages(list(wire)))
     for index, message in enumerate(messages, start):
         message.id = str(index)
     return messages
@@ -96,7 +96,8 @@ def lc_cheap_counter() -> LcCounter:
     """LangChain's own approximate counter (chars / 4 plus framing)."""
     from langchain_core.messages.utils import count_tokens_approximately
 
-    return count_tokens_approximately
+    counter: LcCounter = count_tokens_approximately
+    return counter
 
 
 def trim(
@@ -105,7 +106,7 @@ def trim(
     """trim_messages as configured for chat history (rule 1)."""
     from langchain_core.messages import trim_messages
 
-    return trim_messages(
+    kept: list[Any] = trim_messages(
         messages,
         max_tokens=budget,
         token_counter=counter,
@@ -114,6 +115,7 @@ def trim(
         start_on=list(start_on),
         allow_partial=False,
     )
+    return kept
 
 
 def trim_wire(
