@@ -6,6 +6,8 @@ Rules:
    (path, date, money, error type, ...). Values are quoted verbatim, never rewritten.
 2. Shapes are matched by one ordered regex: the first alternative that matches at a
    position wins, so a URL is not also read as a path and a date is not a number.
+   Hyphenated or dotted names with a digit or a capital (`build-F1-3F9A.internal`,
+   `archive-R1-3F9A`, a UUID) are one value (`slug`), never their pieces.
 3. Quoted material inside a user message (tagged blocks like `<pr_description>`, code
    fences, HTML comments, `>` quotes) is a document the user pasted, not their words:
    `outside_quotes` removes it for callers that need the user's own sentences.
@@ -55,6 +57,8 @@ _SHAPES: Final = re.compile(
   | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
   | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
         |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
+  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
+  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
   | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
   | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
         |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
@@ -73,7 +77,7 @@ _SPACED: Final = re.compile(
     r"""
     (?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
         (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
-  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b)
+  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
   | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
         |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w))
     """,
@@ -102,6 +106,7 @@ _MAX_VALUE: Final = 160
 _NAMED_IN_TEXT: Final = re.compile(
     r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+    r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
 )
 _ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
 _ROLE_SKIP: Final = word_set(
@@ -128,11 +133,19 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
         if len(text) > _SCAN_HEAD + _SCAN_TAIL:
             text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
         return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
-    found = [(m.start(), fact) for m in _WORD.finditer(text) for fact in _word_facts(m.group())]
-    for match in _SPACED.finditer(text):
-        found.append((match.start(), Fact(match.lastgroup or "value", match.group())))
+    spaced = [(m.start(), m.end(), m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
+    found = [(start, Fact(role, value)) for start, _, role, value in spaced]
+    for match in _WORD.finditer(text):
+        at = match.start()
+        inside = [v for start, end, _, v in spaced if start <= at < end]
+        found.extend((at, f) for f in _word_facts(match.group()) if not _within(f.value, inside))
     found.sort(key=lambda pair: pair[0])
     return [Fact(r, v, True) for r, v in _named_in_text(text)] + [f for _, f in found]
+
+
+def _within(value: str, spans: list[str]) -> bool:
+    """True when a spaced value found at the same place already holds `value`."""
+    return any(value in span for span in spans)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -179,7 +192,11 @@ def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
         before = _ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
         words = [w.lower() for w in before.groups() if w] if before else []
         words = [w for w in words if w not in _ROLE_SKIP]
-        if words:
+        ending = match.group("ending")
+        if ending is not None:
+            label = "port" if ending.lower() == "port" else "_".join([*words[-1:], "ending"])
+            yield label, match.group("digits")
+        elif words:
             kind = match.group("kind").lower().removesuffix("s")
             yield "_".join([*words, kind]), match.group("value").rstrip(_PUNCTUATION)
 
@@ -194,7 +211,13 @@ def _clean(raw: str, role: str) -> str | None:
         return None
     if role == "symbol" and _false_symbol(value):
         return None
+    if role == "slug" and _COMPOUND.fullmatch(value) is not None:
+        return None
     return value
+
+
+_COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
+"""A number-word compound (`24-hour`, `64-bit`) or a range (`3-4`): not a name."""
 
 
 def _path_like(value: str) -> bool:
@@ -276,7 +299,10 @@ def _many(path: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _role(path: tuple[str, ...]) -> str:
-    """The leaf key, qualified by its parent key when it has one."""
+    """The leaf key, qualified by its parent key unless the parent is a list and the leaf
+    names itself (`flight_number`, not `flights[].flight_number`)."""
+    if len(path) > 1 and path[-2].endswith("[]") and "_" in path[-1].strip("_"):
+        return path[-1]
     return ".".join(path[-2:])
 
 

@@ -22,27 +22,14 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from .._messages import REF_PATTERN
+from ._ledger_bound import bound
 from ._ledger_extract import Extraction, extract
-from ._ledger_text import (
-    EDIT_ACTIONS,
-    FIX_ARROW,
-    GROUPED,
-    LAST_ACTION,
-    TITLES,
-    Entry,
-    Section,
-    parse,
-    quote,
-    ref_suffix,
-    render,
-    text_line,
-)
+from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
 from ._protocol import SummaryRequest, SummaryResult
 
 __all__ = ["LedgerSummarizer", "estimate_tokens"]
 
 _PIECES: Final = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n|[ \t]{2,}")
-_LONG_WORDS: Final = re.compile(r"[A-Za-z]{5,}")
 _NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
 
 
@@ -53,10 +40,12 @@ def estimate_tokens(text: str) -> int:
     of up to three digits, per other symbol, newline or run of spaces, and one per UTF-8
     byte past the second of each non-ASCII character.
     """
-    pieces = len(_PIECES.findall(text))
-    long_words = sum((len(w) - 1) // 4 for w in _LONG_WORDS.findall(text))
+    pieces = _PIECES.findall(text)
+    long_words = sum((len(p) - 1) // 4 for p in pieces if len(p) > 4 and p[0] not in " \t")
+    if text.isascii():
+        return len(pieces) + long_words
     wide = len(text.encode("utf-8")) - len(text) - len(_NON_ASCII.findall(text))
-    return pieces + long_words + wide
+    return len(pieces) + long_words + wide
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +59,7 @@ class LedgerSummarizer:
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
-        found = extract(request.messages, refs)
+        found = extract(request.messages, refs, pool_size(request.max_tokens))
         old = parse(request.previous) if request.previous else []
         text = bound(merge(old, found), request.max_tokens, self.count_text)
         return SummaryResult(text, summarizer=self.name)
@@ -81,7 +70,14 @@ class LedgerSummarizer:
 
 
 _REF: Final = re.compile(REF_PATTERN)
-_LONGEST_REF: Final = "r" + "f" * 10
+_POOL_PER_TOKEN: Final = 2
+_MIN_POOL: Final = 256
+
+
+def pool_size(max_tokens: int) -> int:
+    """Values of each low-priority source worth reading for a ledger of `max_tokens`: a value
+    costs at least ~3 tokens, so this is several times what can be shown."""
+    return max(_MIN_POOL, _POOL_PER_TOKEN * max_tokens)
 
 
 # --- merge ----------------------------------------------------------------------------------
@@ -95,11 +91,21 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     by_key: dict[str, Entry] = {}
     for entry in ordered:
         known = by_key.get(entry.key)
-        promoted = known is not None and known.section == "identifiers"
-        by_key[entry.key] = replace(entry, section="identifiers") if promoted else entry
+        if (
+            known is not None
+            and known.text == entry.text
+            and _better_source(known.section, entry.section)
+        ):
+            entry = replace(entry, section=known.section)
+        by_key[entry.key] = entry
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)
+
+
+def _better_source(known: Section, new: Section) -> bool:
+    """True when a value known from `known` was said by someone closer to the user."""
+    return known in VALUES and new in VALUES and ORDER.index(known) < ORDER.index(new)
 
 
 def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:
@@ -135,139 +141,3 @@ def _follow_up(error: Entry, found: Extraction) -> Entry:
     if tool and any(name == tool and seq > error.seq for name, seq in found.successes):
         return replace(error, status="fixed")
     return error
-
-
-# --- bound ----------------------------------------------------------------------------------
-
-RANKS: Final[dict[str, tuple[int, int]]] = {
-    # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
-    "goals open": (0, 0),
-    "errors open": (0, 1),
-    "state": (1, 2),
-    "last action": (1, 3),
-    "decisions": (1, 2),
-    "identifiers": (1, 2),
-    "file edit": (1, 1),
-    "notes": (2, 2),
-    "command": (3, 4),
-    "file view": (3, 4),
-    "seen": (3, 4),
-    "goals closed": (2, 2),
-    "errors closed": (3, 4),
-}
-
-
-def rank(entry: Entry) -> int:
-    """Priority of `entry` under the bound; lower is kept first."""
-    new, old = RANKS[_kind(entry)]
-    return new if entry.new else old
-
-
-def _kind(entry: Entry) -> str:
-    match entry.section:
-        case "goals" | "errors":
-            return f"{entry.section} {'open' if entry.status == 'open' else 'closed'}"
-        case "files":
-            edit = entry.text in EDIT_ACTIONS or entry.text.startswith(("def ", "class "))
-            return "file edit" if edit else "file view"
-        case "identifiers" if entry.group == "command":
-            return "command"
-        case "state" if entry.text.startswith(LAST_ACTION):
-            return "last action"
-        case _:
-            return entry.section
-
-
-_TASK_GOALS: Final = 2
-"""The oldest goals carried from `previous` state the task: kept at rank 1 even when done."""
-_LATEST_OPEN_GOALS: Final = 4
-"""Of the other open goals carried from `previous`, the newest keep rank 0; the rest drop to 2."""
-_FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
-"""Below rank 0, goals, errors and files carried from `previous` (and the span's file
-edits) go before other entries of their rank, whatever their age."""
-
-
-def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
-    """Sort keys for the bound: (rank, section, weight, newest first); lower is kept first."""
-    ranks = [rank(e) for e in entries]
-    old_goals = sorted(
-        (i for i, e in enumerate(entries) if e.section == "goals" and not e.new),
-        key=lambda i: entries[i].seq,
-    )
-    for i in old_goals[:_TASK_GOALS]:
-        ranks[i] = min(ranks[i], 1)
-    later_open = [i for i in old_goals[_TASK_GOALS:] if entries[i].status == "open"]
-    for i in later_open[: max(0, len(later_open) - _LATEST_OPEN_GOALS)]:
-        ranks[i] = 2
-    return [(r, _section_key(e, r), weight(e), -e.seq) for r, e in zip(ranks, entries, strict=True)]
-
-
-def _section_key(entry: Entry, rank: int) -> int:
-    """0 for entries that go first within their rank (see _FIRST), else 1."""
-    if rank == 0:
-        return 0
-    return 0 if entry.section == "files" or (entry.section in _FIRST and not entry.new) else 1
-
-
-_NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
-_ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
-
-
-def weight(entry: Entry) -> int:
-    """Order inside a rank for tool data: identifiers, then words, then bare numbers."""
-    if entry.section != "seen":
-        return 0
-    if _NUMERIC.fullmatch(entry.text):
-        return 2
-    return 0 if _ID_LIKE.search(entry.text) else 1
-
-
-def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
-    """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
-    whole = render(entries)
-    if count(whole) <= max_tokens:
-        return whole
-    keys = priorities(entries)
-    order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
-    chosen = _greedy([entries[i] for i in order], max_tokens, count)
-    text = render(chosen)
-    while chosen and count(text) > max_tokens:
-        chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
-        text = render(chosen)
-    return text if count(text) <= max_tokens else ""
-
-
-def _greedy(ranked: list[Entry], budget: int, count: Callable[[str], int]) -> list[Entry]:
-    """Entries in priority order while their estimated cost fits (costs are upper bounds)."""
-    chosen: list[Entry] = []
-    paid: dict[tuple[Section, str], int] = {}
-    used = 0
-    for entry in ranked:
-        extra = _cost(entry, count)
-        overheads = _overheads(entry, count, paid)
-        extra += sum(overheads.values())
-        if used + extra <= budget:
-            chosen.append(entry)
-            paid.update(overheads)
-            used += extra
-    return chosen
-
-
-def _cost(entry: Entry, count: Callable[[str], int]) -> int:
-    if entry.section not in GROUPED:
-        return count(text_line(entry) + "\n")
-    return count(f", {quote(entry.text)}")
-
-
-def _overheads(
-    entry: Entry, count: Callable[[str], int], paid: dict[tuple[Section, str], int]
-) -> dict[tuple[Section, str], int]:
-    """Header costs `entry` would add: its section title and, when grouped, its line label
-    and the one ref a grouped line shows."""
-    out: dict[tuple[Section, str], int] = {}
-    if (entry.section, "") not in paid:
-        out[(entry.section, "")] = count(f"## {TITLES[entry.section]}\n")
-    if entry.section in GROUPED and (entry.section, entry.group) not in paid:
-        refs = ref_suffix(entry.refs[-1:]) if entry.refs else ref_suffix([_LONGEST_REF])
-        out[(entry.section, entry.group)] = count(f"- {quote(entry.group)}:{refs}\n")
-    return out
