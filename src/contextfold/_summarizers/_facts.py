@@ -75,11 +75,12 @@ _SHAPES: Final = re.compile(
 
 _SPACED: Final = re.compile(
     r"""
-    (?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
+    (?=[JFMASOND\d])  # a fast first-character filter for the alternatives below
+    (?:(?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
         (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
   | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
   | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
-        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w))
+        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w)))
     """,
     re.VERBOSE,
 )
@@ -87,9 +88,13 @@ _SPACED: Final = re.compile(
 
 _ALIASES: Final = {"alnum": "identifier"}
 _WORD: Final = re.compile(
-    r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?"
+    r"https?://[^\s<>\"'`)\]]+"
+    r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
 )
+"""A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_NAMED_HINT: Final = re.compile(r"(?=[icnep])\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
+"""A word `_NAMED_IN_TEXT` needs, in lowercased text: without one, it is not run."""
 _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
 
@@ -104,7 +109,7 @@ _TRAILING: Final = _PUNCTUATION + ")]}"
 _MAX_VALUE: Final = 160
 
 _NAMED_IN_TEXT: Final = re.compile(
-    r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
+    r"(?=[IiNnCcEePp])\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
     r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
 )
@@ -124,28 +129,24 @@ def normalize(text: str) -> str:
 
 
 def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
-    """Identifier-like values in `text`, in order of appearance.
+    """Identifier-like values in `text`: named ones, then spaced ones, then by word.
 
     `prose` (user and agent text) also reads named values ("my user ID is X") and shapes
-    that span a space; tool output is read word by word, head and tail only when long.
+    that span a space (a word's value inside one of those is not repeated); tool output is
+    read word by word, head and tail only when long.
     """
     if not prose:
         if len(text) > _SCAN_HEAD + _SCAN_TAIL:
             text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
         return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
-    spaced = [(m.start(), m.end(), m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
-    found = [(start, Fact(role, value)) for start, _, role, value in spaced]
-    for match in _WORD.finditer(text):
-        at = match.start()
-        inside = [v for start, end, _, v in spaced if start <= at < end]
-        found.extend((at, f) for f in _word_facts(match.group()) if not _within(f.value, inside))
-    found.sort(key=lambda pair: pair[0])
-    return [Fact(r, v, True) for r, v in _named_in_text(text)] + [f for _, f in found]
-
-
-def _within(value: str, spans: list[str]) -> bool:
-    """True when a spaced value found at the same place already holds `value`."""
-    return any(value in span for span in spans)
+    named = _NAMED_HINT.search(text.lower()) is not None
+    facts = [Fact(r, v, True) for r, v in _named_in_text(text)] if named else []
+    spaced = [Fact(m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
+    facts += spaced
+    words = [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    if spaced:
+        words = [f for f in words if not any(f.value in s.value for s in spaced)]
+    return facts + words
 
 
 @lru_cache(maxsize=1 << 16)
@@ -329,11 +330,15 @@ _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 def outside_quotes(text: str) -> str:
     """`text` without pasted documents: tagged blocks, code fences, HTML comments, quotes."""
+    if "<" not in text and "`" not in text and ">" not in text:
+        return text
     return _QUOTED.sub("\n", text)
 
 
 def tagged_blocks(text: str) -> list[tuple[str, str]]:
     """(tag, body) for each `<tag>...</tag>` block, in order."""
+    if "</" not in text:
+        return []
     return [(m.group("tag"), m.group("body")) for m in _TAGGED.finditer(text)]
 
 
@@ -356,17 +361,26 @@ def clip(text: str, limit: int) -> str:
 
 # --- errors and code -------------------------------------------------------------------------
 
-_ERROR_LINE: Final = re.compile(
-    r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*"
-    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s].*|E\s{2,}\S.*)$"
-    r"|^.*(?:No such file or directory|command not found|No module named|Permission denied"
-    r"|Traceback \(most recent call last\)).*$",
-    re.M | re.I,
+_ERROR_START: Final = re.compile(
+    r"\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b"
+    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s]|E\s{2,}\S)",
+    re.I,
 )
+"""How a line that states an error starts."""
+_ERROR_PHRASES: Final = (
+    "no such file or directory",
+    "command not found",
+    "no module named",
+    "permission denied",
+    "traceback (most recent call last)",
+)
+"""Phrases that make any line state an error (compared in lowercase)."""
 _EXCEPTION_LINE: Final = re.compile(
     r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*)$", re.M
 )
 _HEAD_LINES: Final = 6
+_ERROR_HEAD: Final = 4000
+"""Characters of an output read for its first lines (a long output is never split whole)."""
 
 
 def error_line(text: str) -> str | None:
@@ -376,13 +390,14 @@ def error_line(text: str) -> str | None:
         found = _EXCEPTION_LINE.findall(tail)
         if found:
             return clip(found[-1], 200)
-    head = "\n".join(_content_lines(text)[:_HEAD_LINES])
-    match = _ERROR_LINE.search(head)
-    return clip(match.group(), 200) if match else None
+    for line in _content_lines(text)[:_HEAD_LINES]:
+        if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
+            return clip(line, 200)
+    return None
 
 
 def _content_lines(text: str) -> list[str]:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text[:_ERROR_HEAD].splitlines() if line.strip()]
     if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
         return lines[1:]
     return lines

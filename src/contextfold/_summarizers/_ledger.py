@@ -70,14 +70,15 @@ class LedgerSummarizer:
 
 
 _REF: Final = re.compile(REF_PATTERN)
-_POOL_PER_TOKEN: Final = 2
-_MIN_POOL: Final = 256
+_TOKENS_PER_POOLED_VALUE: Final = 2
+_MIN_POOL: Final = 128
 
 
 def pool_size(max_tokens: int) -> int:
     """Values of each low-priority source worth reading for a ledger of `max_tokens`: a value
-    costs at least ~3 tokens, so this is several times what can be shown."""
-    return max(_MIN_POOL, _POOL_PER_TOKEN * max_tokens)
+    costs at least ~3 tokens and shares the bound with goals and errors, so this is several
+    times what can be shown."""
+    return max(_MIN_POOL, max_tokens // _TOKENS_PER_POOLED_VALUE)
 
 
 # --- merge ----------------------------------------------------------------------------------

@@ -173,9 +173,10 @@ def weight(entry: Entry) -> int:
 
 def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
     """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
-    whole = render(entries)
-    if count(whole) <= max_tokens:
-        return whole
+    if sum(len(e.text) for e in entries) <= _CHARS_PER_TOKEN * max_tokens:
+        whole = render(entries)
+        if count(whole) <= max_tokens:
+            return whole
     keys = priorities(entries)
     order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
     chosen = _greedy([entries[i] for i in order], max_tokens, count)
@@ -186,6 +187,9 @@ def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) ->
     return text if count(text) <= max_tokens else ""
 
 
+_CHARS_PER_TOKEN: Final = 8
+"""More characters than any tokenizer packs in a token: a pool whose texts are longer
+than this many times the bound cannot fit whole, so it is not rendered to check."""
 _MIN_COST: Final = 3
 """No entry costs less than this many tokens (`, x` plus a little)."""
 _MISSES: Final = 256

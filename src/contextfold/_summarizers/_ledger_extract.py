@@ -75,6 +75,8 @@ _DECISION: Final = re.compile(
     r"i'll use|we'll use|let's use|we should use)\b",
     re.I,
 )
+_DECISION_LOW: Final = re.compile(r"(?=[gdcoistrlw])" + _DECISION.pattern)
+"""`_DECISION` for lowercased text (a fast first look at a whole message)."""
 _PLAN: Final = re.compile(
     r"^(?:now,? |next,? |then,? |first,? |finally,? )?(?:let's|let me|i'll|i will|i need to|"
     r"we need to|we should|i should|next step)|\b(?:next step|plan is|will now|going to)\b",
@@ -86,6 +88,8 @@ _DONE: Final = re.compile(
     r"refunded|upgraded|added|removed|applied)\b|\ball tests pass|\btask is complete",
     re.I,
 )
+_DONE_LOW: Final = re.compile(_DONE.pattern)
+"""`_DONE` for lowercased text."""
 _BOILERPLATE: Final = re.compile(
     r"\b(?:let me know|feel free|any (?:other|further|more) (?:questions|assistance)|"
     r"anything else|happy to help|glad to help|have a (?:great|nice|good))\b",
@@ -247,8 +251,9 @@ def _asks(sentence: str) -> bool:
 
 def _assistant_text(out: Extraction, text: str, ref: str, index: int) -> None:
     out.agent_texts.append((text, ref, index))
-    decided = _DECISION.search(text) is not None
-    done = _DONE.search(text) is not None
+    low = text.lower()
+    decided = _DECISION_LOW.search(low) is not None
+    done = _DONE_LOW.search(low) is not None
     if not (decided or done):
         return
     said = sentences(outside_quotes(text))
@@ -339,16 +344,17 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
 
 def _values(out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> None:
     """Values of agent text, tool calls and tool output, newest first, while they may fit."""
-    counts = out.values.counts
+    values = out.values
     for index in range(len(messages) - 1, -1, -1):
-        if counts[AGENT] >= pool and counts[TOOL] >= pool:
+        agent, tool = not values.full(AGENT, pool), not values.full(TOOL, pool)
+        if not (agent or tool):
             return
         message = messages[index]
         ref = refs[index] if index < len(refs) else ""
         out.at(index)
         for part in message.parts:
-            for fact, source in _part_values(message, part, counts[AGENT] < pool, counts[TOOL] < pool):
-                out.values.note(fact, source, out.tick(), ref)
+            for fact, source in _part_values(message, part, agent, tool):
+                values.note(fact, source, out.tick(), ref)
 
 
 def _part_values(

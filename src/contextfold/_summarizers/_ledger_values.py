@@ -7,8 +7,9 @@ Rules:
    at that source dates it and gives its ref.
 2. Its role is the most telling name it was given: a name from the data beats a shape;
    a field of many beats a single-valued setting.
-3. The pool counts values per source, so the reader can stop reading low-priority
-   material once the pool holds many times what the bound can show.
+3. The pool counts values and mentions per source, so the reader can stop reading
+   low-priority material once the pool holds many times what the bound can show, or once
+   reading more mostly repeats what it holds.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ AGENT: Final = 1
 TOOL: Final = 2
 SECTIONS: Final[tuple[Section, Section, Section]] = ("user", "identifiers", "seen")
 """Section of a value by its source."""
+_MENTIONS: Final = 4
 
 
 @dataclass(slots=True)
@@ -39,22 +41,28 @@ class _Record:
 class Pool:
     """Values by text, each with its role, best source, recency and ref."""
 
-    __slots__ = ("_records", "counts")
+    __slots__ = ("_mentions", "_records", "_values")
 
     def __init__(self) -> None:
         self._records: dict[str, _Record] = {}
-        self.counts = [0, 0, 0]
+        self._values = [0, 0, 0]
         """Distinct values per source (a value counts where it was first seen)."""
+        self._mentions = [0, 0, 0]
+
+    def full(self, source: int, size: int) -> bool:
+        """True when `size` values of `source`, or four times as many mentions, were read."""
+        return self._values[source] >= size or self._mentions[source] >= _MENTIONS * size
 
     def note(self, fact: Fact, source: int, seq: int, ref: str) -> None:
         """Record one mention of `fact` (rules 1-2)."""
         value = fact.value
+        self._mentions[source] += 1
         known = self._records.get(value)
         if known is None:
             if "\n" in value or "\r" in value or "\t" in value:
                 return
             self._records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
-            self.counts[source] += 1
+            self._values[source] += 1
             return
         if source < known.source or (source == known.source and seq > known.seq):
             known.source, known.seq, known.ref = source, seq, ref
