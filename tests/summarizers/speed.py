@@ -66,8 +66,9 @@ class Timed:
 
 def one_shot(size: int, runs: int = 3) -> tuple[float, float, int]:
     """(compact seconds, ledger seconds, folded messages) of the fastest of `runs`."""
-    from bench import baselines as bl
     from bench.synthetic import history
+
+    from bench import baselines as bl
 
     wire = history(size, 7)
     budget = bl.exact_tokens(wire) // 4

@@ -265,7 +265,9 @@ def test_the_task_and_edited_files_survive_later_folds() -> None:
         request = SummaryRequest(tuple(noise), previous=previous, refs=refs, max_tokens=300)
         previous = LEDGER.summarize(request).text
     assert "pr_description: Query.resolve_lookup_value coerces list to tuple" in previous
-    assert re.search(r"^- /testbed/q.py: (viewed, )?edited, def resolve_lookup_value", previous, re.M)
+    assert re.search(
+        r"^- /testbed/q.py: (viewed, )?edited, def resolve_lookup_value", previous, re.M
+    )
     assert "module_4_" in previous
 
 

@@ -165,28 +165,6 @@ def _word_facts(word: str) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-_SHAPE_ORDER: Final = word_order(
-    "error test path file url email code hash date money symbol class identifier quantity "
-    "time number"
-)
-_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
-
-
-def most_telling(facts: list[Fact]) -> list[Fact]:
-    """Distinct facts, named ones and the most telling shapes first, then by position."""
-    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
-    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_ORDER.get(f.role, 20))
-
-
-def data_rank(fact: Fact) -> int:
-    """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
-    if _ID_KEY.search(fact.role) or (
-        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
-    ):
-        return 0
-    return 1 if not fact.value.replace(".", "").isdigit() else 2
-
-
 def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
     """(role, value) for "my user ID is X", "reservation number: X" and the like."""
     for match in _NAMED_IN_TEXT.finditer(text):

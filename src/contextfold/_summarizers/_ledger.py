@@ -3,14 +3,16 @@
 Rules:
 1. No model, no network, no clock: the same request gives byte-identical text.
 2. Anchored merge: `request.previous` is parsed back into entries, the span's entries are
-   merged in (the newest entry with a key wins, duplicates collapse), then events from the
-   span close goals and fix errors, wherever those came from.
+   merged in (the newest entry with a key wins, duplicates collapse, a value keeps the
+   closest source it ever had: user, agent, tool), then events from the span close goals
+   and fix errors, wherever those came from.
 3. The body never exceeds `request.max_tokens` as measured by `count_text`. Over the bound,
-   the least valuable entries go first, by the RANKS table and `priorities`: open goals and
-   errors; then the span's decisions, identifiers and file edits, with the task and the
-   edits carried from before; then older details; then resolved items and tool data. Newest
-   first within a rank.
-4. Every line ends with the archive refs of the messages it came from, when known. Refs
+   the least valuable entries go first (`_ledger_bound`): the task and stated goals and
+   open errors are kept first, tool data and resolved items go first.
+4. The work is bounded: values are read newest first until the pool holds several times
+   what `max_tokens` can show (`pool_size`); events, goals and the user's words are read
+   in every message, cheaply.
+5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
 """
 
@@ -91,22 +93,28 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     ordered.extend(found.entries)
     by_key: dict[str, Entry] = {}
     for entry in ordered:
-        known = by_key.get(entry.key)
-        if (
-            known is not None
-            and known.text == entry.text
-            and _better_source(known.section, entry.section)
-        ):
-            entry = replace(entry, section=known.section)
-        by_key[entry.key] = entry
+        by_key[entry.key] = _closest_source(by_key.get(entry.key), entry)
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)
 
 
-def _better_source(known: Section, new: Section) -> bool:
-    """True when a value known from `known` was said by someone closer to the user."""
-    return known in VALUES and new in VALUES and ORDER.index(known) < ORDER.index(new)
+def _closest_source(known: Entry | None, entry: Entry) -> Entry:
+    """`entry`, moved to the section of the same value said by someone closer to the user
+    (the user, then the agent, then tool output) when that is where it was known from."""
+    if known is None or known.text != entry.text:
+        return entry
+    if (
+        known.section in VALUES
+        and entry.section in VALUES
+        and _closer(known.section, entry.section)
+    ):
+        return replace(entry, section=known.section)
+    return entry
+
+
+def _closer(known: Section, new: Section) -> bool:
+    return ORDER.index(known) < ORDER.index(new)
 
 
 def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:

@@ -30,8 +30,8 @@ from ._ledger_text import (
     TITLES,
     VALUES,
     Entry,
-    is_setting,
     Section,
+    is_setting,
     quote,
     ref_suffix,
     render,
@@ -154,21 +154,19 @@ _ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
 
 def weight(entry: Entry) -> int:
     """Order of values inside a rank: identifiers, dates and times, amounts and words, bare
-    numbers."""
-    if entry.section == "user":
-        return 0
+    numbers; the user's values are all alike; other entries come after identifiers."""
     if entry.section not in VALUES:
         return 1
+    if entry.section == "user":
+        return 0
     text = entry.text
     if _TIME_OR_DATE.match(text) is not None:
         return 1
-    if text[0] in "$€£":
+    if text[:1] in ("$", "€", "£"):
         return 2
     if _NUMERIC.fullmatch(text) is not None:
         return 3
-    if is_setting(entry.group, text):
-        return 2
-    return 0 if _ID_LIKE.search(text) is not None else 2
+    return 2 if is_setting(entry.group, text) or _ID_LIKE.search(text) is None else 0
 
 
 def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
@@ -214,7 +212,9 @@ class _Fill:
         """Add `entry` if its cost fits; True when it was added."""
         grouped = entry.section in GROUPED
         label = (entry.section, entry.group)
-        extra = self.count(f", {quote(entry.text)}") if grouped else self.count(text_line(entry) + "\n")
+        extra = (
+            self.count(f", {quote(entry.text)}") if grouped else self.count(text_line(entry) + "\n")
+        )
         extra += 0 if entry.section in self.titles else self.count(f"## {TITLES[entry.section]}\n")
         if grouped and label not in self.labels:
             extra += self._label_cost(entry)

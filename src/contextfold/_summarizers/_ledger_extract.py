@@ -342,7 +342,9 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
 # --- values, newest first ----------------------------------------------------------------------
 
 
-def _values(out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> None:
+def _values(
+    out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int
+) -> None:
     """Values of agent text, tool calls and tool output, newest first, while they may fit."""
     values = out.values
     for index in range(len(messages) - 1, -1, -1):
@@ -357,9 +359,7 @@ def _values(out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...
                 values.note(fact, source, out.tick(), ref)
 
 
-def _part_values(
-    message: Message, part: object, agent: bool, tool: bool
-) -> list[tuple[Fact, int]]:
+def _part_values(message: Message, part: object, agent: bool, tool: bool) -> list[tuple[Fact, int]]:
     """(fact, source) for the values of one part, for the sources still being read."""
     match part:
         case Text() if message.role == "assistant" and agent:
@@ -387,6 +387,4 @@ def _finish(out: Extraction, messages: tuple[Message, ...]) -> None:
             break
     if out.last_action is not None:
         seq = (len(messages) + 1) * _SLOT
-        out.entries.append(
-            Entry("state", out.last_action.text, refs=out.last_action.refs, seq=seq)
-        )
+        out.entries.append(Entry("state", out.last_action.text, refs=out.last_action.refs, seq=seq))

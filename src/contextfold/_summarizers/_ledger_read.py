@@ -11,20 +11,12 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Final
 
 from .._messages import ToolCall
-from ._facts import (
-    Fact,
-    clip,
-    data_rank,
-    json_leaves,
-    load_json,
-    most_telling,
-    scalar_text,
-    text_facts,
-)
+from ._facts import Fact, clip, json_leaves, load_json, scalar_text, text_facts, word_order
 
 PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
 _PROSE_KEYS: Final = frozenset(
@@ -77,3 +69,25 @@ def _leaf_facts(data: object) -> list[Fact]:
         for role, value in json_leaves(data)
         if (text := scalar_text(value)).strip() and len(text) <= _MAX_VALUE and "\n" not in text
     ]
+
+
+_SHAPE_ORDER: Final = word_order(
+    "error test path file url email slug code hash date money symbol class identifier "
+    "version quantity time number"
+)
+_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
+
+
+def most_telling(facts: list[Fact]) -> list[Fact]:
+    """Distinct facts, named ones and the most telling shapes first, then by position."""
+    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
+    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_ORDER.get(f.role, 20))
+
+
+def data_rank(fact: Fact) -> int:
+    """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
+    if _ID_KEY.search(fact.role) or (
+        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
+    ):
+        return 0
+    return 1 if not fact.value.replace(".", "").isdigit() else 2

@@ -14,6 +14,7 @@ Rules:
 4. Lines the parser does not recognise (a body written by another summarizer) become
    `notes` entries: nothing in `previous` is silently lost before the bound applies.
 """
+
 from __future__ import annotations
 
 import json
@@ -208,7 +209,9 @@ def _parse_line(section: Section | None, line: str) -> list[Entry]:
         parsed = _parse_groups(body) if section in VALUES else _parse_group(body)
         if parsed is None:
             return [Entry("notes", line[2:])]
-        return [Entry(section, v, group=group, refs=refs) for group, values in parsed for v in values]
+        return [
+            Entry(section, v, group=group, refs=refs) for group, values in parsed for v in values
+        ]
     status_match = _STATUS.match(body)
     status: Status = "open" if section in _IMPLICIT_OPEN else ""
     if status_match is not None:

@@ -72,7 +72,9 @@ class Pool:
     def entries(self) -> list[Entry]:
         """One grouped entry per value."""
         return [
-            Entry(SECTIONS[r.source], value, group=r.role, refs=(r.ref,) if r.ref else (), seq=r.seq)
+            Entry(
+                SECTIONS[r.source], value, group=r.role, refs=(r.ref,) if r.ref else (), seq=r.seq
+            )
             for value, r in self._records.items()
         ]
 
