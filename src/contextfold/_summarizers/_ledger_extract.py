@@ -207,17 +207,9 @@ def _add(
 
 
 def _user_text(out: Extraction, text: str, ref: str) -> None:
-    goals: list[str] = []
-    for tag, body in tagged_blocks(text):
-        first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
-        if first and not first.strip().startswith("/"):
-            goals.append(f"{tag}: {clip(first, _CLIP)}")
     own_text = outside_quotes(text)
     own = [_GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
-    stated = [clip(s, _CLIP) for s in own if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS]
-    asked = [clip(s, _CLIP) for s in _requests(own)]
-    asked = [s for s in asked if s not in stated]
-    for goal in [*stated, *(goals + asked)[: max(0, _GOALS_PER_MESSAGE - len(stated))]]:
+    for goal in _goals(text, own):
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
     for fact in text_facts(own_text):
@@ -225,6 +217,20 @@ def _user_text(out: Extraction, text: str, ref: str) -> None:
     if own_text != text:
         for fact in text_facts(text):
             out.values.note(fact, AGENT, out.tick(), ref)
+
+
+def _goals(text: str, own: list[str]) -> list[str]:
+    """A user message's goals: the first line of each pasted document (`<tag>...</tag>`),
+    every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated."""
+    pasted: list[str] = []
+    for tag, body in tagged_blocks(text):
+        first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
+        if first and not first.strip().startswith("/"):
+            pasted.append(f"{tag}: {clip(first, _CLIP)}")
+    stated = [clip(s, _CLIP) for s in own if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS]
+    asked = [g for g in (clip(s, _CLIP) for s in _requests(own)) if g not in stated]
+    found = [*pasted, *stated, *asked]
+    return [g for i, g in enumerate(found) if i < _GOALS_PER_MESSAGE or g in stated]
 
 
 def _requests(said: list[str]) -> list[str]:
