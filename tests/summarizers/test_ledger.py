@@ -469,7 +469,9 @@ def test_open_items_show_no_status_and_old_open_markers_still_parse() -> None:
 
 
 def test_greetings_are_not_part_of_a_goal() -> None:
-    goals = section(ledger([user("Hi, I need to change my flight to Denver.")]), "Goals and requests")
+    goals = section(
+        ledger([user("Hi, I need to change my flight to Denver.")]), "Goals and requests"
+    )
     assert "- I need to change my flight to Denver." in goals
 
 
