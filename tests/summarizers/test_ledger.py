@@ -515,6 +515,14 @@ def test_a_huge_span_reads_tool_output_newest_first_and_only_while_it_may_fit() 
     assert "REC002999X" in text
 
 
+def test_files_changed_by_any_editing_tool_count_as_edits() -> None:
+    messages = [agent("", call("e", "edit_file", path="src/tax.py", old="a", new="b"))]
+    for i in range(40):
+        messages.append(agent("", call(f"v{i}", "read_file", path=f"src/mod_{i}.py")))
+    files = section(ledger(messages, max_tokens=60), "Files and code state")
+    assert "- src/tax.py: edit_file" in files
+
+
 # --- real corpus ----------------------------------------------------------------------------
 
 FLOORS = {"swe_agent_claude4_sonnet.jsonl": 0.78, "tau_bench_gpt4o_airline.jsonl": 0.95}

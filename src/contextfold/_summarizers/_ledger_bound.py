@@ -107,6 +107,7 @@ def kind(entry: Entry) -> str:
             return "errors open" if entry.status == "open" else "errors closed"
         case "files":
             edit = entry.text in EDIT_ACTIONS or entry.text.startswith(("def ", "class "))
+            edit = edit or _EDITING_TOOL.search(entry.text) is not None
             return "file edit" if edit else "file view"
         case "identifiers" if entry.group == "command":
             return "command"
@@ -147,6 +148,10 @@ def _section_key(entry: Entry, rank: int) -> int:
     return 0 if entry.section in _FIRST and not entry.new else 1
 
 
+_EDITING_TOOL: Final = re.compile(
+    r"edit|write|creat|replac|insert|patch|append|modif|delet|remov|renam", re.I
+)
+"""A tool whose name says it changes the file it names (`edit_file`, `apply_patch`)."""
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
 _TIME_OR_DATE: Final = re.compile(r"\d{1,4}[-:/]\d{1,2}(?:[-:/]\d{1,4})?\b.*")
 _ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
