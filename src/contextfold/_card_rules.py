@@ -54,12 +54,16 @@ _WHEN: Final = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|"
     r"\d{1,2}(?::\d{2})?\s?[ap]\.?m\b|\d{4}-\d{2}-\d{2})"
 )
-_ASKING: Final = (
-    r"^(?!.*\b(?:ago|since|was|were|did|had)\b)(?=.*\b(?:i'd like|i would like|i want|i need|"
+_WITHOUT: Final = (
+    r"^(?=.*\bwithout (?:breaking|changing|touching|modifying|altering|affecting|removing|"
+    r"deleting|dropping|losing)\b)"
+    r"(?!.*\b(?:ago|since|was|were|did|had)\b)(?=.*\b(?:i'd like|i would like|i want|i need|"
     r"we need|please|help me|make|fix|change|update|finish|do|get|refactor|migrate|upgrade|"
     r"goal|task|trying to)\b)"
 )
-"""A sentence that asks for work (so a `without ...` clause in it constrains the work)."""
+"""A sentence that asks for work and says what the work must leave alone (`... without
+changing the dates`); the `without` clause is looked for first, so most sentences fail
+fast."""
 _PERSONAL: Final = (
     r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
     r"need|must|want|prefer|should|make sure)\b"
@@ -67,28 +71,29 @@ _PERSONAL: Final = (
 
 
 def _cue(kind: Kind, pattern: str) -> tuple[Kind, re.Pattern[str]]:
-    """One row of CUES."""
+    """One row of CUES (a leading `(?=[...])` names the letters a match can start with, so
+    the search skips other positions fast)."""
     return kind, re.compile(pattern)
 
 
 CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     _cue(
         "permission",
-        r"\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
+        r"(?=[yfin])\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
         r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
         r"you do not need to|no need to)\b",
     ),
     _cue(
         "limit",
-        rf"\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
+        rf"(?=[anumblwc])\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
         rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
     ),
-    _cue("limit", rf"\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
+    _cue("limit", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
     _cue("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
-    _cue("deadline", rf"\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
-    _cue("deadline", r"\bdeadline\b"),
+    _cue("deadline", rf"(?=[bnud])\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
+    _cue("deadline", r"(?=d)\bdeadline\b"),
     _cue(
         "prohibition",
         _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
@@ -96,29 +101,31 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "prohibition",
-        r"\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
+        r"(?=[ywt])\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
         r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b",
     ),
-    _cue("prohibition", r"\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
-    _cue("prohibition", r"\bi(?:'d| would) rather not\b|\bunder no circumstances\b"),
-    _cue("prohibition", r"(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b"),
+    _cue("prohibition", r"(?=i)\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
+    _cue("prohibition", r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)"),
+    _cue("prohibition", r"(?=m)(?:(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b)"),
     _cue(
         "prohibition",
-        rf"{_ASKING}.*\bwithout (?:breaking|changing|touching|modifying|altering|affecting|"
-        r"removing|deleting|dropping|losing)\b",
+        _WITHOUT,
     ),
     _cue(
         "obligation",
         _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
         r"don't forget to|do not forget to)\b",
     ),
-    _cue("obligation", r"(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
+    _cue("obligation", r"(?=[apl,])(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
     _cue(
         "obligation",
-        r"(?<!\bin case )(?<!\bif )\b(?:you|we) (?:must|need to|have to|are required to|should)\b"
+        r"(?=[yw])(?<!\bin case )(?<!\bif )\b(?:you|we) (?:must|need to|have to|are required to|"
+        r"should)\b"
         r"(?! be able| see| find| know| have received| get| receive| already| probably)",
     ),
-    _cue("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
+    _cue(
+        "obligation", r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)"
+    ),
     _cue(
         "prohibition",
         _OPENER + r"no (?:new |more |extra |additional |external |third-party )?"
@@ -128,7 +135,7 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "obligation",
-        r"(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
+        r"(?=[ms])(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
         r"be (?:a|an|the|some|that|why|wrong|missing|because|related)\b)\w+",
     ),
     _cue(
@@ -139,8 +146,8 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     _cue("preference", _OPENER + r"use\b[^,.;]{1,60}, not\b"),
     _cue(
         "preference",
-        r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
-        r"\bmy preference\b|\bplease use\b",
+        r"(?=[imp])(?:\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
+        r"\bmy preference\b|\bplease use\b)",
     ),
     _cue(
         "preference",
