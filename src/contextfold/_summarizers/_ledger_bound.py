@@ -1,13 +1,15 @@
 """Fit a ledger to its bound: the most valuable entries first, by a table of ranks.
 
 Rules:
-1. The task (the oldest goals) and the goals the user stated outright ("my goal is", "the
-   objective:") come first whatever their status, with open errors from the span; then
-   the values the user gave (the oldest always, the others while new), the agent's
-   identifiers and file edits;
-   then decisions, state and tool data; then resolved and older material (RANKS).
-2. Inside a rank, entries that go first (see `_FIRST`) lead; then values by shape
-   (identifiers before dates and times, before words, before bare numbers); then newest.
+1. Ranks (RANKS): the task (the oldest goals) and the goals the user stated outright ("my
+   goal is", "the objective:") come first whatever their status, then the span's open
+   errors; then the values the user gave (the first few always, the others while new),
+   the agent's identifiers and file edits; then requests, decisions, state and tool data;
+   then resolved and older material.
+2. Inside a rank: the user's values, file edits and goals and errors carried from
+   `previous` lead (`_section_key`); rank 0 orders the task, stated goals, then errors;
+   other ranks order values by shape (identifiers, dates and times, amounts and words,
+   bare numbers); then newest first, but the user's first values oldest first.
 3. Selection is greedy on upper-bound costs and stops early once the room left cannot
    hold another line, so a pool of thousands of entries costs little. A value already
    quoted in a chosen line (a goal, an error) is not listed again.
@@ -70,8 +72,7 @@ _STATED_GOALS: Final = 4
 _LATEST_OPEN_GOALS: Final = 4
 """Of the other open goals, the newest keep their rank; the rest are `goals older`."""
 _FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
-"""Below rank 0, goals, errors and files carried from `previous` (and all file edits and
-the user's values) go before other entries of their rank, whatever their age."""
+"""Sections whose entries carried from `previous` lead their rank (see `_section_key`)."""
 
 
 def goal_kinds(entries: list[Entry]) -> dict[int, str]:
