@@ -3,9 +3,11 @@
 Run `python -m tests.summarizers.speed` from the repository root. It prints:
 1. the ledger over each whole corpus file as one span (every message but system prompts,
    `max_tokens=2000`), best of three;
-2. one-shot `compact()` of a synthetic 10,000-message history (bench/synthetic.py, budget
-   25% of its exact o200k tokens, tiktoken counter), best of three, with the time spent
-   inside the ledger's `summarize` calls and their share.
+2. the ledger over one synthetic span of 10,000 and of 40,000 messages (bench/synthetic.py,
+   `max_tokens=2000`), best of three: how the time grows with the span;
+3. one-shot `compact()` of a synthetic 10,000-message history (budget 25% of its exact o200k
+   tokens, tiktoken counter), best of three, with the time spent inside the ledger's
+   `summarize` calls and their share.
 """
 
 from __future__ import annotations
@@ -85,8 +87,15 @@ def one_shot(size: int, runs: int = 3) -> tuple[float, float, int]:
     return best
 
 
+def synthetic_span(size: int) -> tuple[cf.Message, ...]:
+    """`size` synthetic messages after the system prompt."""
+    from bench.synthetic import history
+
+    return cf.parse(history(size + 1, 3), "openai-chat")[1].messages[1:]
+
+
 def main(argv: list[str]) -> None:
-    """Print both measurements."""
+    """Print the three measurements."""
     for name in FILES:
         if not (Path(CORPUS_DIR) / name).exists():
             continue
@@ -94,6 +103,11 @@ def main(argv: list[str]) -> None:
         refs = tuple(f"r{i:010x}" for i in range(len(span)))
         seconds, text = best_of(3, SummaryRequest(span, refs=refs, max_tokens=2000))
         print(f"ledger, {name}: {len(span):,} messages, {seconds * 1000:.0f} ms, {len(text)} chars")
+    for count in (10_000, 40_000):
+        span = synthetic_span(count)
+        refs = tuple(f"r{i:010x}" for i in range(len(span)))
+        seconds, _ = best_of(3, SummaryRequest(span, refs=refs, max_tokens=2000))
+        print(f"ledger, one synthetic span of {len(span):,} messages: {seconds * 1000:.0f} ms")
     size = int(argv[0]) if argv else 10_000
     total, ledger, folded = one_shot(size)
     print(
