@@ -62,6 +62,20 @@ RULES = [
     ("I'd rather pay with the gift card.", "preference"),
     ("Please use Python 3.10.", "preference"),
     ("Use pytest instead of unittest.", "preference"),
+    (
+        "Important rule for the rest of this session: never delete anything under the folder "
+        "archive-R1-3F9A, and always ask me before running destructive commands.",
+        "prohibition",
+    ),
+    ("Rule: no emojis.", "prohibition"),
+    ("Important: always run the linter before committing.", "obligation"),
+    ("One more thing: you must keep the old API.", "obligation"),
+    ("Reminder for this task: don't push to main.", "prohibition"),
+    ("I'd like to change it to business class without changing the dates.", "prohibition"),
+    ("My goal is to finish migration G1-3F9A without breaking existing behaviour.", "prohibition"),
+    ("Note that the staging server we will need is build-F1-3F9A.internal on port 8443.", "note"),
+    ("For later: my customer number is F1-3F9A, in case you need to look me up.", "note"),
+    ("Keep in mind that the API is rate limited.", "note"),
 ]
 
 NOT_RULES = [
@@ -82,6 +96,15 @@ NOT_RULES = [
     "Actually, I have another question.",
     "You should be able to see it in my profile.",
     "This means you DON'T have to modify the testing logic.",
+    "Note: I don't have the reservation ID.",
+    "Important: I need to cancel my flight.",
+    "One more thing: what is the baggage allowance?",
+    "Update: the flight was delayed.",
+    "It worked without breaking anything.",
+    "I flew without changing planes last time.",
+    "Could you do it without changing the dates?",
+    "Call me back if you need to.",
+    "Note that?",
 ]
 
 
@@ -130,6 +153,12 @@ SUPERSEDE = [
     ("Always ask before deleting files.", "No need to ask before deleting files."),
     ("Don't use emojis.", "Feel free to use emojis."),
     ("I'd rather not be transferred.", "I would rather not be transferred, please."),
+    ("Important: never push to main.", "You may push to main now."),
+    ("Never push to main.", "Rule: never push to main, ever."),
+    (
+        "Note that the staging server is build-1.internal.",
+        "Note that the staging server is now build-2.internal.",
+    ),
 ]
 
 KEEP_BOTH = [

@@ -4,14 +4,20 @@ Rules:
 1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
    when a cue in CUES matches it, it is not a question, and it is the user's own prose
    (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`).
+   A short lead-in that ends with a colon ("Important:", "Rule:", "One more thing:",
+   "Important rule for the rest of this session:") is read past: what follows it must
+   be a rule on its own, and the rule is still the whole sentence.
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
    permission ("you may edit the tests now") or a correction ("actually, use 3.12").
+   A request that says what the work must leave alone ("change it without changing the
+   dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
+   in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
 3. The subject key is what two rules must share for the newer to supersede the older:
    a family, then the sorted content words with values (numbers, money, dates, versions),
    cue words and filler removed. Families: `limit:<unit>` for limits and budgets,
-   `deadline` for deadlines, `pos`/`neg` (do / do not) for the rest. A permission relaxes
-   a prohibition, so it has the `neg` key of what it permits. No content words left means
-   no supersession: the key is then the normalized sentence itself.
+   `deadline` for deadlines, `note` for notes, `pos`/`neg` (do / do not) for the rest.
+   A permission relaxes a prohibition, so it has the `neg` key of what it permits. No
+   content words left means no supersession: the key is then the normalized sentence.
 """
 
 from __future__ import annotations
@@ -22,7 +28,14 @@ from typing import Final, Literal
 from ._summarizers._facts import normalize, word_set
 
 Kind = Literal[
-    "prohibition", "obligation", "limit", "deadline", "preference", "permission", "correction"
+    "prohibition",
+    "obligation",
+    "limit",
+    "deadline",
+    "preference",
+    "permission",
+    "correction",
+    "note",
 ]
 OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
 
@@ -41,6 +54,16 @@ _WHEN: Final = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|"
     r"\d{1,2}(?::\d{2})?\s?[ap]\.?m\b|\d{4}-\d{2}-\d{2})"
 )
+_WITHOUT: Final = (
+    r"^(?=.*\bwithout (?:breaking|changing|touching|modifying|altering|affecting|removing|"
+    r"deleting|dropping|losing)\b)"
+    r"(?!.*\b(?:ago|since|was|were|did|had)\b)(?=.*\b(?:i'd like|i would like|i want|i need|"
+    r"we need|please|help me|make|fix|change|update|finish|do|get|refactor|migrate|upgrade|"
+    r"goal|task|trying to)\b)"
+)
+"""A sentence that asks for work and says what the work must leave alone (`... without
+changing the dates`); the `without` clause is looked for first, so most sentences fail
+fast."""
 _PERSONAL: Final = (
     r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
     r"need|must|want|prefer|should|make sure)\b"
@@ -48,28 +71,29 @@ _PERSONAL: Final = (
 
 
 def _cue(kind: Kind, pattern: str) -> tuple[Kind, re.Pattern[str]]:
-    """One row of CUES."""
+    """One row of CUES (a leading `(?=[...])` names the letters a match can start with, so
+    the search skips other positions fast)."""
     return kind, re.compile(pattern)
 
 
 CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     _cue(
         "permission",
-        r"\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
+        r"(?=[yfin])\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
         r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
         r"you do not need to|no need to)\b",
     ),
     _cue(
         "limit",
-        rf"\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
+        rf"(?=[anumblwc])\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
         rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
     ),
-    _cue("limit", rf"\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
+    _cue("limit", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
     _cue("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
-    _cue("deadline", rf"\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
-    _cue("deadline", r"\bdeadline\b"),
+    _cue("deadline", rf"(?=[bnud])\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
+    _cue("deadline", r"(?=d)\bdeadline\b"),
     _cue(
         "prohibition",
         _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
@@ -77,24 +101,31 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "prohibition",
-        r"\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
+        r"(?=[ywt])\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
         r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b",
     ),
-    _cue("prohibition", r"\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
-    _cue("prohibition", r"\bi(?:'d| would) rather not\b|\bunder no circumstances\b"),
-    _cue("prohibition", r"(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b"),
+    _cue("prohibition", r"(?=i)\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
+    _cue("prohibition", r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)"),
+    _cue("prohibition", r"(?=m)(?:(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b)"),
+    _cue(
+        "prohibition",
+        _WITHOUT,
+    ),
     _cue(
         "obligation",
         _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
         r"don't forget to|do not forget to)\b",
     ),
-    _cue("obligation", r"(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
+    _cue("obligation", r"(?=[apl,])(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
     _cue(
         "obligation",
-        r"\b(?:you|we) (?:must|need to|have to|are required to|should)\b"
+        r"(?=[yw])(?<!\bin case )(?<!\bif )\b(?:you|we) (?:must|need to|have to|are required to|"
+        r"should)\b"
         r"(?! be able| see| find| know| have received| get| receive| already| probably)",
     ),
-    _cue("obligation", r"\bi (?:need|want|would like|'d like) you to\b|\bmust always\b"),
+    _cue(
+        "obligation", r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)"
+    ),
     _cue(
         "prohibition",
         _OPENER + r"no (?:new |more |extra |additional |external |third-party )?"
@@ -104,7 +135,7 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "obligation",
-        r"(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
+        r"(?=[ms])(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
         r"be (?:a|an|the|some|that|why|wrong|missing|because|related)\b)\w+",
     ),
     _cue(
@@ -115,8 +146,8 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     _cue("preference", _OPENER + r"use\b[^,.;]{1,60}, not\b"),
     _cue(
         "preference",
-        r"\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
-        r"\bmy preference\b|\bplease use\b",
+        r"(?=[imp])(?:\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
+        r"\bmy preference\b|\bplease use\b)",
     ),
     _cue(
         "preference",
@@ -128,6 +159,12 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
         r"^(?:actually|instead|on second thought|change of plans?|correction|"
         r"scratch that|wait)\b",
     ),
+    _cue(
+        "note",
+        r"^(?:please )?(?:note that|keep in mind(?: that)?|bear in mind(?: that)?|remember that|"
+        r"for later|for future reference|for the record|fyi|for your information|"
+        r"just so you know)\b[,:]?\s+\S",
+    ),
 )
 """Cues in the order they are tried; the first that matches names the rule's kind."""
 
@@ -135,20 +172,41 @@ _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 300
 
 
+_LEAD_IN: Final = re.compile(
+    r"^(?:(?:one|another|a|an|the|my|our|just a|quick)\s+)?"
+    r"(?:(?:more|last|final|other|quick|very|really|super|general|ground|house|golden|hard|"
+    r"strict|key|big|main|critical|crucial|absolute|important|standing)\s+){0,3}"
+    r"(?:important|rule|rules|note|nb|reminder|thing|warning|caution|constraint|"
+    r"constraints|requirement|requirements|policy|instruction|instructions|ps|p\.s\.|fyi|"
+    r"btw|heads[- ]up|remember|also|and)"
+    r"(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:\s+(?=\S)"
+)
+"""A lead-in before the rule itself (rule 1): at most a few words, then a colon."""
+
+
 def fold(sentence: str) -> str:
     """The sentence as cues read it: lowercase, straight quotes, single spaces."""
     return normalize(sentence)
 
 
-def classify(sentence: str) -> Kind | None:
-    """The kind of rule `sentence` states, or None when it states none (rule 1)."""
+def _read(sentence: str) -> tuple[Kind, str] | None:
+    """(kind, folded text the cue matched) of a rule sentence, or None (rule 1)."""
     if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
         return None
     folded = fold(sentence)
-    for kind, cue in CUES:
-        if cue.search(folded) is not None and _context_ok(kind, folded):
-            return kind
+    lead_in = _LEAD_IN.match(folded)
+    forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
+    for form in forms:
+        for kind, cue in CUES:
+            if cue.search(form) is not None and _context_ok(kind, form):
+                return kind, form
     return None
+
+
+def classify(sentence: str) -> Kind | None:
+    """The kind of rule `sentence` states, or None when it states none (rule 1)."""
+    found = _read(sentence)
+    return found[0] if found is not None else None
 
 
 def _context_ok(kind: Kind, folded: str) -> bool:
@@ -191,7 +249,7 @@ _FILLER: Final = word_set(
     deadline before after until due later total exceed higher cheaper over at most spend
     spending cost costs price pay paying afford willing go can't cannot mustn't
     shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
-    thought change plan plans thank thanks hi hello yes yeah sorry note
+    thought change plan plans thank thanks hi hello yes yeah sorry note without
     """
 )
 _VALUE_WORDS: Final = word_set(
@@ -211,15 +269,15 @@ _UNIT_WORD: Final = re.compile(_UNIT.replace(r"[$€£]\s?\d|", ""))
 
 def subject_of(text: str) -> str:
     """The subject key of a rule sentence (see rule 3)."""
-    folded = fold(text)
-    kind = classify(text)
+    found = _read(text)
+    kind, folded = found if found is not None else (None, fold(text))
     words = _content_words(folded)
     if kind == "limit":
         return f"limit:{_unit(folded)}:{' '.join(words)}"
     if not words:
         return f"text:{folded}"
-    if kind == "deadline":
-        return f"deadline:{' '.join(words)}"
+    if kind in ("deadline", "note"):
+        return f"{kind}:{' '.join(words)}"
     return f"{_polarity(kind, folded)}:{' '.join(words)}"
 
 

@@ -32,7 +32,8 @@ from contextfold._summarizers._facts import (
         ("on 2024-05-20 we fly", "date", "2024-05-20"),
         ("created 2024-05-15T15:00:00 here", "date", "2024-05-15T15:00:00"),
         ("fly on May 20th please", "date", "May 20th"),
-        ("after 11 AM EST", "time", "11 AM"),
+        ("after 11 AM EST", "time", "11 AM EST"),
+        ("not before 9 am", "time", "9 am"),
         ("departs 06:00:00", "time", "06:00:00"),
         ("it costs $1,250.50 total", "money", "$1,250.50"),
         (
@@ -58,10 +59,39 @@ from contextfold._summarizers._facts import (
         ("flight HAT170 at", "code", "HAT170"),
         ("from JFK to SEA", "code", "JFK"),
         ("card 7447 ok", "number", "7447"),
+        ("server build-F1-3F9A.internal on", "slug", "build-F1-3F9A.internal"),
+        ("the folder archive-R1-3F9A, and", "slug", "archive-R1-3F9A"),
+        (
+            "id 123e4567-e89b-12d3-a456-426614174000 ok",
+            "slug",
+            "123e4567-e89b-12d3-a456-426614174000",
+        ),
+        ("deploy my-app-v2 now", "slug", "my-app-v2"),
+        ("pin django 4.2.11 please", "version", "4.2.11"),
+        ("tag v1.2 is out", "version", "v1.2"),
     ],
 )
 def test_shapes(text: str, role: str, value: str) -> None:
     assert Fact(role, value) in text_facts(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["a 24-hour window", "3-4 hours", "a follow-up call", "well-known names", "64-bit"]
+)
+def test_compounds_and_ranges_are_not_slugs(text: str) -> None:
+    assert [f for f in text_facts(text) if f.role == "slug"] == []
+
+
+def test_a_hyphenated_name_is_one_value_not_its_pieces() -> None:
+    values = [f.value for f in text_facts("never delete anything under archive-R1-3F9A1C")]
+    assert values == ["archive-R1-3F9A1C"]
+
+
+def test_a_time_with_its_zone_is_not_repeated_without_it() -> None:
+    values = [f.value for f in text_facts("I want to fly after 11 AM EST, around 11:30 AM.")]
+    assert "11 AM EST" in values
+    assert "11:30 AM" in values
+    assert "11:30" not in values
 
 
 @pytest.mark.parametrize(
@@ -79,6 +109,9 @@ def test_non_identifiers_are_ignored(text: str) -> None:
         ("Your reservation ID is **HATHAT**.", "reservation_id", "HATHAT"),
         ("my reservation IDs are IFOYYZ and NQNU5R", "reservation_id", "IFOYYZ"),
         ("the flight number: HAT170", "flight_number", "HAT170"),
+        ("Please use my credit card ending in 7334.", "card_ending", "7334"),
+        ("the visa ending with 1907 please", "visa_ending", "1907"),
+        ("the staging server on port 8443.", "port", "8443"),
     ],
 )
 def test_named_values_in_prose(text: str, role: str, value: str) -> None:
@@ -120,8 +153,17 @@ def test_json_roles_name_keys_and_mark_collections() -> None:
         ("payment_methods[].amount", 5),
         ("reservations[]", "ZFA04Y"),
         ("reservations[]", "HATHAT"),
-        ("flights[].flight_number", "HAT136"),
+        ("flight_number", "HAT136"),
         ("flights[].date", "2024-05-20"),
+    ]
+
+
+def test_a_list_items_self_describing_key_is_its_role() -> None:
+    data = {"flights": [{"flight_number": "HAT1", "date": "2024-05-20"}], "prices": {"e": 1}}
+    assert json_leaves(data) == [
+        ("flight_number", "HAT1"),
+        ("flights[].date", "2024-05-20"),
+        ("prices.e", 1),
     ]
 
 
@@ -199,6 +241,11 @@ def test_tagged_blocks() -> None:
 )
 def test_error_line(text: str, line: str) -> None:
     assert error_line(text) == line
+
+
+def test_a_long_output_is_read_for_errors_at_its_head_only() -> None:
+    assert error_line("ValueError: bad\n" + "x" * 1_000_000) == "ValueError: bad"
+    assert error_line("ok\n" * 5 + "fine " * 100_000 + "\nValueError: late") is None
 
 
 @pytest.mark.parametrize(

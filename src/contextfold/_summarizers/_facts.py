@@ -6,6 +6,8 @@ Rules:
    (path, date, money, error type, ...). Values are quoted verbatim, never rewritten.
 2. Shapes are matched by one ordered regex: the first alternative that matches at a
    position wins, so a URL is not also read as a path and a date is not a number.
+   Hyphenated or dotted names with a digit or a capital (`build-F1-3F9A.internal`,
+   `archive-R1-3F9A`, a UUID) are one value (`slug`), never their pieces.
 3. Quoted material inside a user message (tagged blocks like `<pr_description>`, code
    fences, HTML comments, `>` quotes) is a document the user pasted, not their words:
    `outside_quotes` removes it for callers that need the user's own sentences.
@@ -55,6 +57,8 @@ _SHAPES: Final = re.compile(
   | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
   | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
         |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
+  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
+  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
   | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
   | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
         |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
@@ -71,11 +75,12 @@ _SHAPES: Final = re.compile(
 
 _SPACED: Final = re.compile(
     r"""
-    (?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
+    (?=[JFMASOND\d])  # a fast first-character filter for the alternatives below
+    (?:(?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
         (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
-  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b)
+  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
   | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
-        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w))
+        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w)))
     """,
     re.VERBOSE,
 )
@@ -83,9 +88,13 @@ _SPACED: Final = re.compile(
 
 _ALIASES: Final = {"alnum": "identifier"}
 _WORD: Final = re.compile(
-    r"https?://[^\s<>\"'`)\]]+|(?:[^\s,;()\[\]{}<>\"'`=|*!?]|,(?=\d{3}))+(?:\(\))?"
+    r"https?://[^\s<>\"'`)\]]+"
+    r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
 )
+"""A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_NAMED_HINT: Final = re.compile(r"(?=[icnep])\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
+"""A word `_NAMED_IN_TEXT` needs, in lowercased text: without one, it is not run."""
 _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
 
@@ -100,8 +109,9 @@ _TRAILING: Final = _PUNCTUATION + ")]}"
 _MAX_VALUE: Final = 160
 
 _NAMED_IN_TEXT: Final = re.compile(
-    r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
+    r"(?=[IiNnCcEePp])\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+    r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
 )
 _ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
 _ROLE_SKIP: Final = word_set(
@@ -119,20 +129,24 @@ def normalize(text: str) -> str:
 
 
 def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
-    """Identifier-like values in `text`, in order of appearance.
+    """Identifier-like values in `text`: named ones, then spaced ones, then by word.
 
     `prose` (user and agent text) also reads named values ("my user ID is X") and shapes
-    that span a space; tool output is read word by word, head and tail only when long.
+    that span a space (a word's value inside one of those is not repeated); tool output is
+    read word by word, head and tail only when long.
     """
     if not prose:
         if len(text) > _SCAN_HEAD + _SCAN_TAIL:
             text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
         return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
-    found = [(m.start(), fact) for m in _WORD.finditer(text) for fact in _word_facts(m.group())]
-    for match in _SPACED.finditer(text):
-        found.append((match.start(), Fact(match.lastgroup or "value", match.group())))
-    found.sort(key=lambda pair: pair[0])
-    return [Fact(r, v, True) for r, v in _named_in_text(text)] + [f for _, f in found]
+    named = _NAMED_HINT.search(text.lower()) is not None
+    facts = [Fact(r, v, True) for r, v in _named_in_text(text)] if named else []
+    spaced = [Fact(m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
+    facts += spaced
+    words = [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    if spaced:
+        words = [f for f in words if not any(f.value in s.value for s in spaced)]
+    return facts + words
 
 
 @lru_cache(maxsize=1 << 16)
@@ -151,35 +165,17 @@ def _word_facts(word: str) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-_SHAPE_ORDER: Final = word_order(
-    "error test path file url email code hash date money symbol class identifier quantity "
-    "time number"
-)
-_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
-
-
-def most_telling(facts: list[Fact]) -> list[Fact]:
-    """Distinct facts, named ones and the most telling shapes first, then by position."""
-    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
-    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_ORDER.get(f.role, 20))
-
-
-def data_rank(fact: Fact) -> int:
-    """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
-    if _ID_KEY.search(fact.role) or (
-        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
-    ):
-        return 0
-    return 1 if not fact.value.replace(".", "").isdigit() else 2
-
-
 def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
     """(role, value) for "my user ID is X", "reservation number: X" and the like."""
     for match in _NAMED_IN_TEXT.finditer(text):
         before = _ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
         words = [w.lower() for w in before.groups() if w] if before else []
         words = [w for w in words if w not in _ROLE_SKIP]
-        if words:
+        ending = match.group("ending")
+        if ending is not None:
+            label = "port" if ending.lower() == "port" else "_".join([*words[-1:], "ending"])
+            yield label, match.group("digits")
+        elif words:
             kind = match.group("kind").lower().removesuffix("s")
             yield "_".join([*words, kind]), match.group("value").rstrip(_PUNCTUATION)
 
@@ -194,7 +190,13 @@ def _clean(raw: str, role: str) -> str | None:
         return None
     if role == "symbol" and _false_symbol(value):
         return None
+    if role == "slug" and _COMPOUND.fullmatch(value) is not None:
+        return None
     return value
+
+
+_COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
+"""A number-word compound (`24-hour`, `64-bit`) or a range (`3-4`): not a name."""
 
 
 def _path_like(value: str) -> bool:
@@ -276,7 +278,10 @@ def _many(path: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _role(path: tuple[str, ...]) -> str:
-    """The leaf key, qualified by its parent key when it has one."""
+    """The leaf key, qualified by its parent key unless the parent is a list and the leaf
+    names itself (`flight_number`, not `flights[].flight_number`)."""
+    if len(path) > 1 and path[-2].endswith("[]") and "_" in path[-1].strip("_"):
+        return path[-1]
     return ".".join(path[-2:])
 
 
@@ -303,11 +308,15 @@ _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 def outside_quotes(text: str) -> str:
     """`text` without pasted documents: tagged blocks, code fences, HTML comments, quotes."""
+    if "<" not in text and "`" not in text and ">" not in text:
+        return text
     return _QUOTED.sub("\n", text)
 
 
 def tagged_blocks(text: str) -> list[tuple[str, str]]:
     """(tag, body) for each `<tag>...</tag>` block, in order."""
+    if "</" not in text:
+        return []
     return [(m.group("tag"), m.group("body")) for m in _TAGGED.finditer(text)]
 
 
@@ -330,17 +339,26 @@ def clip(text: str, limit: int) -> str:
 
 # --- errors and code -------------------------------------------------------------------------
 
-_ERROR_LINE: Final = re.compile(
-    r"^\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*"
-    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s].*|E\s{2,}\S.*)$"
-    r"|^.*(?:No such file or directory|command not found|No module named|Permission denied"
-    r"|Traceback \(most recent call last\)).*$",
-    re.M | re.I,
+_ERROR_START: Final = re.compile(
+    r"\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b"
+    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s]|E\s{2,}\S)",
+    re.I,
 )
+"""How a line that states an error starts."""
+_ERROR_PHRASES: Final = (
+    "no such file or directory",
+    "command not found",
+    "no module named",
+    "permission denied",
+    "traceback (most recent call last)",
+)
+"""Phrases that make any line state an error (compared in lowercase)."""
 _EXCEPTION_LINE: Final = re.compile(
     r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*)$", re.M
 )
 _HEAD_LINES: Final = 6
+_ERROR_HEAD: Final = 4000
+"""Characters of an output read for its first lines (a long output is never split whole)."""
 
 
 def error_line(text: str) -> str | None:
@@ -350,13 +368,14 @@ def error_line(text: str) -> str | None:
         found = _EXCEPTION_LINE.findall(tail)
         if found:
             return clip(found[-1], 200)
-    head = "\n".join(_content_lines(text)[:_HEAD_LINES])
-    match = _ERROR_LINE.search(head)
-    return clip(match.group(), 200) if match else None
+    for line in _content_lines(text)[:_HEAD_LINES]:
+        if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
+            return clip(line, 200)
+    return None
 
 
 def _content_lines(text: str) -> list[str]:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text[:_ERROR_HEAD].splitlines() if line.strip()]
     if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
         return lines[1:]
     return lines

@@ -3,14 +3,16 @@
 Rules:
 1. No model, no network, no clock: the same request gives byte-identical text.
 2. Anchored merge: `request.previous` is parsed back into entries, the span's entries are
-   merged in (the newest entry with a key wins, duplicates collapse), then events from the
-   span close goals and fix errors, wherever those came from.
+   merged in (the newest entry with a key wins, duplicates collapse, a value keeps the
+   closest source it ever had: user, agent, tool), then events from the span close goals
+   and fix errors, wherever those came from.
 3. The body never exceeds `request.max_tokens` as measured by `count_text`. Over the bound,
-   the least valuable entries go first, by the RANKS table and `priorities`: open goals and
-   errors; then the span's decisions, identifiers and file edits, with the task and the
-   edits carried from before; then older details; then resolved items and tool data. Newest
-   first within a rank.
-4. Every line ends with the archive refs of the messages it came from, when known. Refs
+   the least valuable entries go first (`_ledger_bound`): the task and stated goals and
+   open errors are kept first, tool data and resolved items go first.
+4. The work is bounded: values are read newest first until the pool holds several times
+   what `max_tokens` can show (`pool_size`); events, goals and the user's words are read
+   in every message, cheaply.
+5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
 """
 
@@ -22,27 +24,14 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from .._messages import REF_PATTERN
+from ._ledger_bound import bound
 from ._ledger_extract import Extraction, extract
-from ._ledger_text import (
-    EDIT_ACTIONS,
-    FIX_ARROW,
-    GROUPED,
-    LAST_ACTION,
-    TITLES,
-    Entry,
-    Section,
-    parse,
-    quote,
-    ref_suffix,
-    render,
-    text_line,
-)
+from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
 from ._protocol import SummaryRequest, SummaryResult
 
 __all__ = ["LedgerSummarizer", "estimate_tokens"]
 
 _PIECES: Final = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n|[ \t]{2,}")
-_LONG_WORDS: Final = re.compile(r"[A-Za-z]{5,}")
 _NON_ASCII: Final = re.compile(r"[^\x00-\x7f]")
 
 
@@ -53,10 +42,12 @@ def estimate_tokens(text: str) -> int:
     of up to three digits, per other symbol, newline or run of spaces, and one per UTF-8
     byte past the second of each non-ASCII character.
     """
-    pieces = len(_PIECES.findall(text))
-    long_words = sum((len(w) - 1) // 4 for w in _LONG_WORDS.findall(text))
+    pieces = _PIECES.findall(text)
+    long_words = sum((len(p) - 1) // 4 for p in pieces if len(p) > 4 and p[0] not in " \t")
+    if text.isascii():
+        return len(pieces) + long_words
     wide = len(text.encode("utf-8")) - len(text) - len(_NON_ASCII.findall(text))
-    return pieces + long_words + wide
+    return len(pieces) + long_words + wide
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +61,7 @@ class LedgerSummarizer:
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
-        found = extract(request.messages, refs)
+        found = extract(request.messages, refs, pool_size(request.max_tokens))
         old = parse(request.previous) if request.previous else []
         text = bound(merge(old, found), request.max_tokens, self.count_text)
         return SummaryResult(text, summarizer=self.name)
@@ -81,7 +72,15 @@ class LedgerSummarizer:
 
 
 _REF: Final = re.compile(REF_PATTERN)
-_LONGEST_REF: Final = "r" + "f" * 10
+_TOKENS_PER_POOLED_VALUE: Final = 2
+_MIN_POOL: Final = 128
+
+
+def pool_size(max_tokens: int) -> int:
+    """Values of each low-priority source worth reading for a ledger of `max_tokens`: a value
+    costs at least ~3 tokens and shares the bound with goals and errors, so this is several
+    times what can be shown."""
+    return max(_MIN_POOL, max_tokens // _TOKENS_PER_POOLED_VALUE)
 
 
 # --- merge ----------------------------------------------------------------------------------
@@ -94,12 +93,28 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     ordered.extend(found.entries)
     by_key: dict[str, Entry] = {}
     for entry in ordered:
-        known = by_key.get(entry.key)
-        promoted = known is not None and known.section == "identifiers"
-        by_key[entry.key] = replace(entry, section="identifiers") if promoted else entry
+        by_key[entry.key] = _closest_source(by_key.get(entry.key), entry)
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)
+
+
+def _closest_source(known: Entry | None, entry: Entry) -> Entry:
+    """`entry`, moved to the section of the same value said by someone closer to the user
+    (the user, then the agent, then tool output) when that is where it was known from."""
+    if known is None or known.text != entry.text:
+        return entry
+    if (
+        known.section in VALUES
+        and entry.section in VALUES
+        and _closer(known.section, entry.section)
+    ):
+        return replace(entry, section=known.section)
+    return entry
+
+
+def _closer(known: Section, new: Section) -> bool:
+    return ORDER.index(known) < ORDER.index(new)
 
 
 def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:
@@ -135,139 +150,3 @@ def _follow_up(error: Entry, found: Extraction) -> Entry:
     if tool and any(name == tool and seq > error.seq for name, seq in found.successes):
         return replace(error, status="fixed")
     return error
-
-
-# --- bound ----------------------------------------------------------------------------------
-
-RANKS: Final[dict[str, tuple[int, int]]] = {
-    # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
-    "goals open": (0, 0),
-    "errors open": (0, 1),
-    "state": (1, 2),
-    "last action": (1, 3),
-    "decisions": (1, 2),
-    "identifiers": (1, 2),
-    "file edit": (1, 1),
-    "notes": (2, 2),
-    "command": (3, 4),
-    "file view": (3, 4),
-    "seen": (3, 4),
-    "goals closed": (2, 2),
-    "errors closed": (3, 4),
-}
-
-
-def rank(entry: Entry) -> int:
-    """Priority of `entry` under the bound; lower is kept first."""
-    new, old = RANKS[_kind(entry)]
-    return new if entry.new else old
-
-
-def _kind(entry: Entry) -> str:
-    match entry.section:
-        case "goals" | "errors":
-            return f"{entry.section} {'open' if entry.status == 'open' else 'closed'}"
-        case "files":
-            edit = entry.text in EDIT_ACTIONS or entry.text.startswith(("def ", "class "))
-            return "file edit" if edit else "file view"
-        case "identifiers" if entry.group == "command":
-            return "command"
-        case "state" if entry.text.startswith(LAST_ACTION):
-            return "last action"
-        case _:
-            return entry.section
-
-
-_TASK_GOALS: Final = 2
-"""The oldest goals carried from `previous` state the task: kept at rank 1 even when done."""
-_LATEST_OPEN_GOALS: Final = 4
-"""Of the other open goals carried from `previous`, the newest keep rank 0; the rest drop to 2."""
-_FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
-"""Below rank 0, goals, errors and files carried from `previous` (and the span's file
-edits) go before other entries of their rank, whatever their age."""
-
-
-def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
-    """Sort keys for the bound: (rank, section, weight, newest first); lower is kept first."""
-    ranks = [rank(e) for e in entries]
-    old_goals = sorted(
-        (i for i, e in enumerate(entries) if e.section == "goals" and not e.new),
-        key=lambda i: entries[i].seq,
-    )
-    for i in old_goals[:_TASK_GOALS]:
-        ranks[i] = min(ranks[i], 1)
-    later_open = [i for i in old_goals[_TASK_GOALS:] if entries[i].status == "open"]
-    for i in later_open[: max(0, len(later_open) - _LATEST_OPEN_GOALS)]:
-        ranks[i] = 2
-    return [(r, _section_key(e, r), weight(e), -e.seq) for r, e in zip(ranks, entries, strict=True)]
-
-
-def _section_key(entry: Entry, rank: int) -> int:
-    """0 for entries that go first within their rank (see _FIRST), else 1."""
-    if rank == 0:
-        return 0
-    return 0 if entry.section == "files" or (entry.section in _FIRST and not entry.new) else 1
-
-
-_NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
-_ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
-
-
-def weight(entry: Entry) -> int:
-    """Order inside a rank for tool data: identifiers, then words, then bare numbers."""
-    if entry.section != "seen":
-        return 0
-    if _NUMERIC.fullmatch(entry.text):
-        return 2
-    return 0 if _ID_LIKE.search(entry.text) else 1
-
-
-def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
-    """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
-    whole = render(entries)
-    if count(whole) <= max_tokens:
-        return whole
-    keys = priorities(entries)
-    order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
-    chosen = _greedy([entries[i] for i in order], max_tokens, count)
-    text = render(chosen)
-    while chosen and count(text) > max_tokens:
-        chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
-        text = render(chosen)
-    return text if count(text) <= max_tokens else ""
-
-
-def _greedy(ranked: list[Entry], budget: int, count: Callable[[str], int]) -> list[Entry]:
-    """Entries in priority order while their estimated cost fits (costs are upper bounds)."""
-    chosen: list[Entry] = []
-    paid: dict[tuple[Section, str], int] = {}
-    used = 0
-    for entry in ranked:
-        extra = _cost(entry, count)
-        overheads = _overheads(entry, count, paid)
-        extra += sum(overheads.values())
-        if used + extra <= budget:
-            chosen.append(entry)
-            paid.update(overheads)
-            used += extra
-    return chosen
-
-
-def _cost(entry: Entry, count: Callable[[str], int]) -> int:
-    if entry.section not in GROUPED:
-        return count(text_line(entry) + "\n")
-    return count(f", {quote(entry.text)}")
-
-
-def _overheads(
-    entry: Entry, count: Callable[[str], int], paid: dict[tuple[Section, str], int]
-) -> dict[tuple[Section, str], int]:
-    """Header costs `entry` would add: its section title and, when grouped, its line label
-    and the one ref a grouped line shows."""
-    out: dict[tuple[Section, str], int] = {}
-    if (entry.section, "") not in paid:
-        out[(entry.section, "")] = count(f"## {TITLES[entry.section]}\n")
-    if entry.section in GROUPED and (entry.section, entry.group) not in paid:
-        refs = ref_suffix(entry.refs[-1:]) if entry.refs else ref_suffix([_LONGEST_REF])
-        out[(entry.section, entry.group)] = count(f"- {quote(entry.group)}:{refs}\n")
-    return out

@@ -1,10 +1,11 @@
-"""Read a span of neutral messages into ledger entries, in one pass, oldest first.
+"""Read a span of neutral messages into ledger entries: events oldest first, values newest first.
 
 Rules:
 1. Goals and decisions come only from user and assistant text. Tool output is data: its
-   identifiers are quoted (section `seen`), its sentences never become goals or plans.
-2. An identifier the user or the agent mentioned (in text or tool-call arguments) goes to
-   `identifiers`; one only seen in tool output goes to `seen`, at most a few per result.
+   values are quoted (section `seen`), its sentences never become goals or plans.
+2. A value's section is where it was best mentioned (see `_ledger_values`): the user's own
+   words, then the agent's text or tool-call arguments, then tool output only (a few per
+   result). Values inside documents the user pasted count as the agent's.
 3. A failing tool result opens an error; the next tool call is recorded as what addressed
    it, and a later successful call of the same tool marks it fixed.
 4. Reasoning is never quoted; markers and the constraint card are skipped; a summary
@@ -12,6 +13,10 @@ Rules:
 5. Events that change older entries (a completion that closes the latest open goal, a
    success that fixes an open error) are returned separately so the merge can apply them
    to entries from `previous` too.
+6. Bounded work: every message is read oldest first for events, goals, decisions, files
+   and the user's values. Values from agent text, tool calls and tool output are read
+   newest first, each kind only until the pool holds `pool` values of its source: what
+   a bounded ledger cannot show is never extracted.
 """
 
 from __future__ import annotations
@@ -37,28 +42,17 @@ from .._messages import (
 from ._facts import (
     Fact,
     clip,
-    data_rank,
     defined_names,
     error_line,
-    json_leaves,
-    load_json,
-    most_telling,
     outside_quotes,
     scalar_text,
     sentences,
     tagged_blocks,
     text_facts,
 )
-from ._ledger_text import (
-    FIX_ARROW,
-    LAST_ACTION,
-    SHAPE_ROLES,
-    Entry,
-    Section,
-    Status,
-    is_setting,
-    parse,
-)
+from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
+from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
+from ._ledger_values import AGENT, TOOL, USER, Pool
 
 _REQUEST: Final = re.compile(
     r"\b(?:i'?d like|i would like|i want|i need|i'?m looking|i am looking|looking for|"
@@ -67,6 +61,13 @@ _REQUEST: Final = re.compile(
     r"create|write|make|find|check|run|refactor|rename|delete|modify|move|upgrade|install)\b",
     re.I,
 )
+STATED: Final = re.compile(
+    r"\b(?:(?:my|our|the|your)\s+(?:[a-z-]+\s+){0,2}?(?:goal|objective|aim|mission|purpose|"
+    r"task)s?\b[^.?!]{0,24}?(?:\bis\b|\bare\b|:|\bwill be\b)|(?:i'?m|i am|we'?re|we are) "
+    r"trying to|we need to|what i (?:want|need) is)",
+    re.I,
+)
+"""An explicitly stated goal ("my goal here is", "the objective:", "we need to")."""
 _DECISION: Final = re.compile(
     r"\b(?:go(?:ing)? with|decided|decide to|chose|choose|opt(?:ed)? for|switch(?:ed)? to|"
     r"instead of|rather than|the fix (?:is|was|will be)|root cause|is caused by|"
@@ -74,6 +75,8 @@ _DECISION: Final = re.compile(
     r"i'll use|we'll use|let's use|we should use)\b",
     re.I,
 )
+_DECISION_LOW: Final = re.compile(r"(?=[gdcoistrlw])" + _DECISION.pattern)
+"""`_DECISION` for lowercased text (a fast first look at a whole message)."""
 _PLAN: Final = re.compile(
     r"^(?:now,? |next,? |then,? |first,? |finally,? )?(?:let's|let me|i'll|i will|i need to|"
     r"we need to|we should|i should|next step)|\b(?:next step|plan is|will now|going to)\b",
@@ -85,16 +88,14 @@ _DONE: Final = re.compile(
     r"refunded|upgraded|added|removed|applied)\b|\ball tests pass|\btask is complete",
     re.I,
 )
+_DONE_LOW: Final = re.compile(_DONE.pattern)
+"""`_DONE` for lowercased text."""
 _BOILERPLATE: Final = re.compile(
     r"\b(?:let me know|feel free|any (?:other|further|more) (?:questions|assistance)|"
     r"anything else|happy to help|glad to help|have a (?:great|nice|good))\b",
     re.I,
 )
 _FINISH_TOOLS: Final = frozenset({"submit", "finish", "done", "complete", "task_complete"})
-_PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
-_PROSE_KEYS: Final = frozenset(
-    {"old_str", "new_str", "file_text", "content", "thought", "summary", "text", "code"}
-)
 _EDITOR_VERBS: Final[dict[str, str]] = {
     "view": "viewed",
     "create": "created",
@@ -102,8 +103,6 @@ _EDITOR_VERBS: Final[dict[str, str]] = {
     "insert": "inserted",
     "undo_edit": "undone",
 }
-_SEEN_PER_RESULT: Final = 24
-_SEEN_PER_DATA: Final = 150
 _GOALS_PER_MESSAGE: Final = 3
 _MIN_GOAL_WORDS: Final = 4
 _VAGUE: Final = re.compile(
@@ -111,8 +110,19 @@ _VAGUE: Final = re.compile(
     r"(?: with (?:that|this|it))?\W*$",
     re.I,
 )
+_GREETING: Final = re.compile(
+    r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?[,!.]?\s+(?=\S)",
+    re.I,
+)
+_QUIET_TOOLS: Final = frozenset({"think"})
+"""Tools that act on nothing: never what addressed an error."""
+_NEXT_CLIP: Final = 100
 _DECISIONS_PER_MESSAGE: Final = 2
 _CLIP: Final = 200
+_STATE_TRIES: Final = 8
+"""How many of the newest assistant texts may be read for what happens next."""
+_SLOT: Final = 1 << 20
+"""Entry seqs are `message index * _SLOT + k`: message order first, then order within."""
 
 
 @dataclass(slots=True)
@@ -128,14 +138,19 @@ class Extraction:
     """(tool name, seq) of each successful tool result."""
     first_action: tuple[str, str] | None = None
     """(action, ref) of the span's first tool call: what addressed an earlier open error."""
-    facts: dict[str, Entry] = field(default_factory=dict)
+    values: Pool = field(default_factory=Pool)
     calls: dict[str, str] = field(default_factory=dict)
     """Tool name by call id (the latest call wins when a provider re-uses an id)."""
     open_errors: list[int] = field(default_factory=list)
     """Indexes into `entries` of errors still waiting for the next action."""
     last_action: Entry | None = None
-    last_text: tuple[str, str, int] | None = None
+    agent_texts: list[tuple[str, str, int]] = field(default_factory=list)
+    """(text, ref, index) of each assistant text: the newest says what happens next."""
     seq: int = 0
+
+    def at(self, index: int) -> None:
+        """Start numbering the entries of message `index`."""
+        self.seq = (index + 1) * _SLOT
 
     def tick(self) -> int:
         """The next sequence number."""
@@ -143,24 +158,26 @@ class Extraction:
         return self.seq
 
 
-def extract(messages: tuple[Message, ...], refs: tuple[str, ...]) -> Extraction:
+def extract(messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> Extraction:
     """Entries for `messages` (oldest first); `refs[i]` is message i's archive ref or ''."""
     out = Extraction()
     for index, message in enumerate(messages):
+        out.at(index)
         ref = refs[index] if index < len(refs) else ""
         for part in message.parts:
-            _part(out, message, part, ref)
-    _finish(out)
+            _part(out, message, part, ref, index)
+    _values(out, messages, refs, pool)
+    _finish(out, messages)
     return out
 
 
-def _part(out: Extraction, message: Message, part: object, ref: str) -> None:
+def _part(out: Extraction, message: Message, part: object, ref: str, index: int) -> None:
     match part:
         case Text():
             if message.role == "user":
                 _user_text(out, part.text, ref)
             elif message.role == "assistant":
-                _assistant_text(out, part.text, ref)
+                _assistant_text(out, part.text, ref, index)
             elif message.role == "tool":
                 _tool_output(out, "", part.text, False, ref)
         case ToolCall():
@@ -186,45 +203,34 @@ def _add(
     out.entries.append(Entry(section, text, group=group, refs=refs, seq=out.tick(), status=status))
 
 
-def _note_fact(out: Extraction, fact: Fact, ref: str, *, spoken: bool) -> None:
-    """Record `fact`; `spoken` when the user or the agent mentioned it (rule 2)."""
-    if any(c in fact.value for c in "\n\r\t"):
-        return
-    section: Section = "identifiers" if spoken else "seen"
-    known = out.facts.get(fact.value)
-    if known is not None and known.section == "identifiers":
-        section = "identifiers"
-    role = fact.role if known is None or _better_role(fact, known) else known.group
-    out.facts[fact.value] = Entry(
-        section, fact.value, group=role, refs=(ref,) if ref else (), seq=out.tick()
-    )
-
-
-def _better_role(fact: Fact, known: Entry) -> bool:
-    """A name from the data beats a shape; a field of many beats a single-valued setting."""
-    if not fact.named:
-        return False
-    if known.group in SHAPE_ROLES:
-        return True
-    return is_setting(known.group, known.text) or not is_setting(fact.role, fact.value)
-
-
 # --- user and assistant text ----------------------------------------------------------------
 
 
 def _user_text(out: Extraction, text: str, ref: str) -> None:
-    goals: list[str] = []
+    own_text = outside_quotes(text)
+    own = [_GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
+    for goal in _goals(text, own):
+        _add(out, "goals", goal, ref, status="open")
+    _decisions(out, own, ref)
+    for fact in text_facts(own_text):
+        out.values.note(fact, USER, out.tick(), ref)
+    if own_text != text:
+        for fact in text_facts(text):
+            out.values.note(fact, AGENT, out.tick(), ref)
+
+
+def _goals(text: str, own: list[str]) -> list[str]:
+    """A user message's goals: the first line of each pasted document (`<tag>...</tag>`),
+    every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated."""
+    pasted: list[str] = []
     for tag, body in tagged_blocks(text):
         first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
         if first and not first.strip().startswith("/"):
-            goals.append(f"{tag}: {clip(first, _CLIP)}")
-    own = [s for s in sentences(outside_quotes(text)) if "###" not in s]
-    goals += [clip(s, _CLIP) for s in _requests(own)]
-    for goal in goals[:_GOALS_PER_MESSAGE]:
-        _add(out, "goals", goal, ref, status="open")
-    _decisions(out, own, ref)
-    for fact in text_facts(text):
-        _note_fact(out, fact, ref, spoken=True)
+            pasted.append(f"{tag}: {clip(first, _CLIP)}")
+    stated = [clip(s, _CLIP) for s in own if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS]
+    asked = [g for g in (clip(s, _CLIP) for s in _requests(own)) if g not in stated]
+    found = [*pasted, *stated, *asked]
+    return [g for i, g in enumerate(found) if i < _GOALS_PER_MESSAGE or g in stated]
 
 
 def _requests(said: list[str]) -> list[str]:
@@ -249,17 +255,18 @@ def _asks(sentence: str) -> bool:
     )
 
 
-def _assistant_text(out: Extraction, text: str, ref: str) -> None:
+def _assistant_text(out: Extraction, text: str, ref: str, index: int) -> None:
+    out.agent_texts.append((text, ref, index))
+    low = text.lower()
+    decided = _DECISION_LOW.search(low) is not None
+    done = _DONE_LOW.search(low) is not None
+    if not (decided or done):
+        return
     said = sentences(outside_quotes(text))
-    _decisions(out, [s for s in said if not s.endswith("?")], ref)
-    if any(_DONE.search(s) for s in said):
+    if decided:
+        _decisions(out, [s for s in said if not s.endswith("?")], ref)
+    if done and any(_DONE.search(s) for s in said):
         out.completions.append(out.tick())
-    plans = [s for s in said if _PLAN.search(s)]
-    chosen = plans[-2:] if plans else [s for s in said if not _BOILERPLATE.search(s)][-1:]
-    if chosen:
-        out.last_text = (" ".join(clip(s, _CLIP) for s in chosen), ref, out.tick())
-    for fact in text_facts(text):
-        _note_fact(out, fact, ref, spoken=True)
 
 
 def _decisions(out: Extraction, said: list[str], ref: str) -> None:
@@ -272,10 +279,19 @@ def _decisions(out: Extraction, said: list[str], ref: str) -> None:
 
 
 def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
-    data = load_json(call.arguments)
-    args = data if isinstance(data, dict) else {}
+    args = call_arguments(call)
     action = _action(call.name, args, call.arguments)
     out.calls[call.id] = call.name
+    if call.name not in _QUIET_TOOLS:
+        _addressed(out, clip(action, _NEXT_CLIP), ref)
+    out.last_action = Entry("state", f"{LAST_ACTION}{action}", refs=(ref,) if ref else ())
+    if call.name in _FINISH_TOOLS:
+        out.completions.append(out.tick())
+    _files(out, call.name, args, ref)
+
+
+def _addressed(out: Extraction, action: str, ref: str) -> None:
+    """`action` is what the span did first, and what addressed each open error."""
     if out.first_action is None:
         out.first_action = (action, ref)
     for index in out.open_errors:
@@ -288,16 +304,12 @@ def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
             seq=error.seq,
         )
     out.open_errors.clear()
-    out.last_action = Entry("state", f"{LAST_ACTION}{action}", refs=(ref,) if ref else ())
-    if call.name in _FINISH_TOOLS:
-        out.completions.append(out.tick())
-    _call_facts(out, call.name, args, ref)
 
 
 def _action(name: str, args: dict[str, object], raw: str) -> str:
     """A one-line description of a tool call."""
     command = args.get("command")
-    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+    path = next((args[k] for k in PATH_KEYS if isinstance(args.get(k), str)), None)
     if isinstance(command, str) and path is None:
         return clip(f"{name}: {command}", 160)
     if isinstance(command, str) and isinstance(path, str):
@@ -308,47 +320,18 @@ def _action(name: str, args: dict[str, object], raw: str) -> str:
     return clip(f"{name}({shown or raw})", 160)
 
 
-def _call_facts(out: Extraction, name: str, args: dict[str, object], ref: str) -> None:
+def _files(out: Extraction, name: str, args: dict[str, object], ref: str) -> None:
+    """What the call did to each file it names, and the definitions it wrote there."""
     command = args.get("command")
     verb = _EDITOR_VERBS.get(command, "") if isinstance(command, str) else ""
     for key, value in args.items():
-        if key in _PATH_KEYS and isinstance(value, str):
-            _file(out, value, verb or name, ref)
-            _note_fact(out, Fact("path", value), ref, spoken=True)
-        elif key in _PROSE_KEYS and isinstance(value, str):
-            _prose_arg(out, key, value, args, ref)
-        elif key == "command" and isinstance(value, str) and " " in value.strip():
-            _note_fact(out, Fact("command", clip(value, 160), True), ref, spoken=True)
-            for fact in text_facts(value):
-                _note_fact(out, fact, ref, spoken=True)
-        elif key != "command":
-            _json_facts(out, {key: value}, ref, spoken=True)
-
-
-def _prose_arg(out: Extraction, key: str, value: str, args: dict[str, object], ref: str) -> None:
-    """Code or notes the agent passed as an argument: its definitions and values."""
-    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
-    if isinstance(path, str) and key in ("old_str", "new_str", "file_text"):
-        for name in defined_names(value)[:3]:
-            _file(out, path, name, ref)
-    for fact in text_facts(value, prose=False):
-        _note_fact(out, fact, ref, spoken=True)
-
-
-def _file(out: Extraction, path: str, action: str, ref: str) -> None:
-    _add(out, "files", action, ref, group=path)
-
-
-def _json_facts(out: Extraction, data: object, ref: str, *, spoken: bool) -> None:
-    facts = [
-        Fact(role, text, True)
-        for role, value in json_leaves(data)
-        if (text := scalar_text(value)).strip() and len(text) <= 160 and "\n" not in text
-    ]
-    if not spoken:
-        facts = sorted(facts, key=data_rank)[:_SEEN_PER_DATA]
-    for fact in facts:
-        _note_fact(out, fact, ref, spoken=spoken)
+        if key in PATH_KEYS and isinstance(value, str):
+            _add(out, "files", verb or name, ref, group=value)
+            for code_key in ("old_str", "new_str", "file_text"):
+                code = args.get(code_key)
+                if isinstance(code, str):
+                    for defined in defined_names(code)[:3]:
+                        _add(out, "files", defined, ref, group=value)
 
 
 def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str) -> None:
@@ -360,20 +343,54 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
         _add(out, "errors", label, ref, status="open")
     else:
         out.successes.append((name, out.tick()))
-    data = load_json(text)
-    if data is not None:
-        _json_facts(out, data, ref, spoken=False)
-        return
-    for fact in most_telling(text_facts(text, prose=False))[:_SEEN_PER_RESULT]:
-        _note_fact(out, fact, ref, spoken=False)
 
 
-def _finish(out: Extraction) -> None:
-    out.entries.extend(out.facts.values())
-    if out.last_text is not None:
-        text, ref, seq = out.last_text
-        out.entries.append(Entry("state", text, refs=(ref,) if ref else (), seq=seq))
+# --- values, newest first ----------------------------------------------------------------------
+
+
+def _values(
+    out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int
+) -> None:
+    """Values of agent text, tool calls and tool output, newest first, while they may fit."""
+    values = out.values
+    for index in range(len(messages) - 1, -1, -1):
+        agent, tool = not values.full(AGENT, pool), not values.full(TOOL, pool)
+        if not (agent or tool):
+            return
+        message = messages[index]
+        ref = refs[index] if index < len(refs) else ""
+        out.at(index)
+        for part in message.parts:
+            for fact, source in _part_values(message, part, agent, tool):
+                values.note(fact, source, out.tick(), ref)
+
+
+def _part_values(message: Message, part: object, agent: bool, tool: bool) -> list[tuple[Fact, int]]:
+    """(fact, source) for the values of one part, for the sources still being read."""
+    match part:
+        case Text() if message.role == "assistant" and agent:
+            return [(f, AGENT) for f in text_facts(part.text)]
+        case Text() if message.role == "tool" and tool:
+            return [(f, TOOL) for f in tool_facts(part.text)]
+        case ToolCall() if agent:
+            return [(f, AGENT) for f in data_facts(part)]
+        case ToolResult() if tool:
+            return [(f, TOOL) for f in tool_facts(part_text(part))]
+        case _:
+            return []
+
+
+def _finish(out: Extraction, messages: tuple[Message, ...]) -> None:
+    out.entries.extend(out.values.entries())
+    for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
+        said = sentences(outside_quotes(text))
+        plans = [s for s in said if _PLAN.search(s)]
+        chosen = plans[-2:] if plans else [s for s in said if not _BOILERPLATE.search(s)][-1:]
+        if chosen:
+            joined = " ".join(clip(s, _CLIP) for s in chosen)
+            seq = (index + 2) * _SLOT - 2
+            out.entries.append(Entry("state", joined, refs=(ref,) if ref else (), seq=seq))
+            break
     if out.last_action is not None:
-        out.entries.append(
-            Entry("state", out.last_action.text, refs=out.last_action.refs, seq=out.tick())
-        )
+        seq = (len(messages) + 1) * _SLOT
+        out.entries.append(Entry("state", out.last_action.text, refs=out.last_action.refs, seq=seq))

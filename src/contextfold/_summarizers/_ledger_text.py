@@ -2,10 +2,13 @@
 
 Rules:
 1. A ledger body is sections (`## Title`) of `- ` lines. Text sections hold one entry per
-   line: `- [status] text (r0123456789, r...)`. Grouped sections hold one line per group
-   and one entry per value: `- group: value, value (refs)`.
-2. A value that would be ambiguous (contains `, ` or `: `, starts with a quote, ends with
-   `)`, has outer spaces) is written as a JSON string, so parsing splits it back exactly.
+   line: `- [status] text (r0123456789, r...)`; in goals and errors a line without a
+   status is open. The files section holds one line per file: `- path: action, action (r)`.
+   Value sections hold their values grouped by role, many roles to a line, each line
+   citing its newest source: `- role: value, value; role: value (r)`.
+2. A value or label that would be ambiguous (contains `, `, `; ` or `: `, starts with a
+   quote, ends with `)`, has outer spaces) is written as a JSON string, so parsing splits
+   it back exactly.
 3. An entry's merge key is a pure function of (section, group, text), so an entry read
    back from text merges exactly like the one that was written.
 4. Lines the parser does not recognise (a body written by another summarizer) become
@@ -23,11 +26,14 @@ from typing import Final, Literal
 from .._messages import REF_PATTERN
 from ._facts import normalize, word_set
 
-Section = Literal["goals", "decisions", "identifiers", "seen", "errors", "files", "state", "notes"]
+Section = Literal[
+    "goals", "user", "decisions", "identifiers", "seen", "errors", "files", "state", "notes"
+]
 Status = Literal["", "open", "done", "fixed"]
 
 TITLES: Final[dict[Section, str]] = {
     "goals": "Goals and requests",
+    "user": "Values the user gave",
     "decisions": "Decisions",
     "identifiers": "Identifiers and values",
     "seen": "Seen in tool output",
@@ -37,11 +43,13 @@ TITLES: Final[dict[Section, str]] = {
     "notes": "Earlier notes",
 }
 ORDER: Final[tuple[Section, ...]] = tuple(TITLES)
-GROUPED: Final[frozenset[Section]] = frozenset({"identifiers", "seen", "files"})
+GROUPED: Final[frozenset[Section]] = frozenset({"user", "identifiers", "seen", "files"})
+VALUES: Final[frozenset[Section]] = frozenset({"user", "identifiers", "seen"})
+"""Grouped sections whose lines are `role: values`."""
 SHAPE_ROLES: Final = word_set(
     """
     url email test date time money path error file symbol quantity identifier class hash
-    code number command value
+    code number command value slug version
     """
 )
 EDIT_ACTIONS: Final = frozenset({"created", "edited", "inserted", "undone"})
@@ -71,17 +79,18 @@ class Entry:
         return entry_key(self.section, self.group, self.text)
 
 
-_PLAIN: Final = re.compile(r"[a-z]+(?:[ _-][a-z]+)*|-?\d+(?:\.\d+)?")
+_PLAIN: Final = re.compile(r"[a-z]+(?:[ _-][a-z]+)*")
 
 
 def is_setting(group: str, value: str) -> bool:
-    """A single-valued field (`cabin: economy`) whose newest value replaces the older."""
+    """A single-valued field (`cabin: economy`) whose newest value replaces the older; a
+    number is never one (two cards' last digits are two values, not an update)."""
     return group not in SHAPE_ROLES and "[]" not in group and _PLAIN.fullmatch(value) is not None
 
 
 def entry_key(section: Section, group: str, text: str) -> str:
     """The merge key of an entry (see rule 3)."""
-    if section in ("identifiers", "seen"):
+    if section in VALUES:
         return f"id:{group}" if is_setting(group, text) else f"v:{text}"
     if section == "files":
         return f"f:{group}\n{text}"
@@ -93,7 +102,9 @@ def entry_key(section: Section, group: str, text: str) -> str:
 # --- render ---------------------------------------------------------------------------------
 
 _MAX_LINE_REFS: Final = 1
-_NEEDS_QUOTES: Final = re.compile(r', |: |^"|\)$|^\s|\s$|^$|\n')
+_NEEDS_QUOTES: Final = re.compile(r', |: |; |^"|\)$|^\s|\s$|^$|\n')
+_IMPLICIT_OPEN: Final[frozenset[Section]] = frozenset({"goals", "errors"})
+"""Sections where an open entry is written without a status (rule 1)."""
 
 
 def quote(value: str) -> str:
@@ -109,17 +120,39 @@ def ref_suffix(refs: Iterable[str]) -> str:
 
 def text_line(entry: Entry) -> str:
     """The line of a text-section entry."""
-    status = f"[{entry.status}] " if entry.status else ""
+    implicit = entry.status == "open" and entry.section in _IMPLICIT_OPEN
+    status = f"[{entry.status}] " if entry.status and not implicit else ""
     return f"- {status}{entry.text}{ref_suffix(entry.refs)}"
 
 
 def group_line(group: str, values: list[Entry]) -> str:
-    """The line of one group: its values in order and the newest refs among them."""
+    """The line of one file: its actions in order and the newest ref among them."""
     newest = sorted(values, key=lambda e: e.seq, reverse=True)
     refs = [r for e in newest for r in e.refs if r]
     kept = list(dict.fromkeys(refs))[:_MAX_LINE_REFS]
     joined = ", ".join(quote(e.text) for e in values)
     return f"- {quote(group)}: {joined}{ref_suffix(reversed(kept))}"
+
+
+ROLES_PER_LINE: Final = 24
+"""A value section writes at most this many roles on one line (rule 1)."""
+
+
+def values_lines(items: list[Entry]) -> list[str]:
+    """The lines of a value section: `role: value, value; role: value (newest ref)`."""
+    roles: dict[str, list[Entry]] = {}
+    for entry in items:
+        roles.setdefault(entry.group, []).append(entry)
+    groups = list(roles.items())
+    lines: list[str] = []
+    for start in range(0, len(groups), ROLES_PER_LINE):
+        chunk = groups[start : start + ROLES_PER_LINE]
+        newest = max((e for _, values in chunk for e in values), key=lambda e: e.seq)
+        joined = "; ".join(
+            f"{quote(role)}: {', '.join(quote(e.text) for e in values)}" for role, values in chunk
+        )
+        lines.append(f"- {joined}{ref_suffix(newest.refs[-1:])}")
+    return lines
 
 
 def render(entries: Iterable[Entry]) -> str:
@@ -138,6 +171,8 @@ def render(entries: Iterable[Entry]) -> str:
 def _section_lines(section: Section, items: list[Entry]) -> list[str]:
     if section not in GROUPED:
         return [text_line(e) for e in items]
+    if section in VALUES:
+        return values_lines(items)
     groups: dict[str, list[Entry]] = {}
     for entry in items:
         groups.setdefault(entry.group, []).append(entry)
@@ -171,13 +206,14 @@ def _parse_line(section: Section | None, line: str) -> list[Entry]:
         return [Entry("notes", line.strip())]
     body, refs = split_refs(line[2:])
     if section in GROUPED:
-        parsed = _parse_group(body)
+        parsed = _parse_groups(body) if section in VALUES else _parse_group(body)
         if parsed is None:
             return [Entry("notes", line[2:])]
-        group, values = parsed
-        return [Entry(section, v, group=group, refs=refs) for v in values]
+        return [
+            Entry(section, v, group=group, refs=refs) for group, values in parsed for v in values
+        ]
     status_match = _STATUS.match(body)
-    status: Status = ""
+    status: Status = "open" if section in _IMPLICIT_OPEN else ""
     if status_match is not None:
         status = _status(status_match.group(1))
         body = body[status_match.end() :]
@@ -202,25 +238,39 @@ def _status(word: str) -> Status:
             return "fixed"
 
 
-def _parse_group(body: str) -> tuple[str, list[str]] | None:
-    group, rest = _take_value(body, ": ")
-    if group is None or not rest.startswith(": "):
-        return None
-    rest = rest[2:]
-    values: list[str] = []
-    while rest:
-        value, rest = _take_value(rest, ", ")
-        if value is None:
+def _parse_group(body: str) -> list[tuple[str, list[str]]] | None:
+    """`group: value, value` as [(group, values)], or None."""
+    parsed = _parse_groups(body)
+    return parsed if parsed is not None and len(parsed) == 1 else None
+
+
+def _parse_groups(body: str) -> list[tuple[str, list[str]]] | None:
+    """`group: value, value; group: value` as [(group, values)], or None."""
+    out: list[tuple[str, list[str]]] = []
+    rest = body
+    while True:
+        group, rest = _take_value(rest, (": ",))
+        if group is None or not rest.startswith(": "):
             return None
-        values.append(value)
-        if rest.startswith(", "):
+        values: list[str] = []
+        rest = rest[2:]
+        while True:
+            value, rest = _take_value(rest, (", ", "; "))
+            if value is None:
+                return None
+            values.append(value)
+            if not rest.startswith(", "):
+                break
             rest = rest[2:]
-        elif rest:
+        out.append((group, values))
+        if not rest:
+            return out
+        if not rest.startswith("; "):
             return None
-    return (group, values) if values else None
+        rest = rest[2:]
 
 
-def _take_value(text: str, stop: str) -> tuple[str | None, str]:
+def _take_value(text: str, stops: tuple[str, ...]) -> tuple[str | None, str]:
     """One (possibly JSON-quoted) value from the start of `text`, and what follows it."""
     if text.startswith('"'):
         try:
@@ -228,5 +278,6 @@ def _take_value(text: str, stop: str) -> tuple[str | None, str]:
         except ValueError:
             return None, text
         return (value, text[end:]) if isinstance(value, str) else (None, text)
-    cut = text.find(stop)
+    cuts = [i for i in (text.find(stop) for stop in stops) if i >= 0]
+    cut = min(cuts, default=-1)
     return (text, "") if cut < 0 else (text[:cut], text[cut:])

@@ -1,0 +1,264 @@
+"""Fit a ledger to its bound: the most valuable entries first, by a table of ranks.
+
+Rules:
+1. Ranks (RANKS): the task (the oldest goals) and the goals the user stated outright ("my
+   goal is", "the objective:") come first whatever their status, then the span's open
+   errors; then the values the user gave (the first few always, the others while new),
+   the agent's identifiers and file edits; then requests, decisions, state and tool data;
+   then resolved and older material.
+2. Inside a rank: the user's values, file edits and goals and errors carried from
+   `previous` lead (`_section_key`); rank 0 orders the task, stated goals, then errors;
+   other ranks order values by shape (identifiers, dates and times, amounts and words,
+   bare numbers); then newest first, but the user's first values oldest first.
+3. Selection is greedy on upper-bound costs and stops early once the room left cannot
+   hold another line, so a pool of thousands of entries costs little. A value already
+   quoted in a chosen line (a goal, an error) is not listed again.
+4. The result is measured again with `count`; if it is still over the bound (the cost
+   estimate was not an upper bound for a custom counter), entries are dropped from the end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from ._ledger_extract import STATED
+from ._ledger_text import (
+    EDIT_ACTIONS,
+    GROUPED,
+    LAST_ACTION,
+    ROLES_PER_LINE,
+    TITLES,
+    VALUES,
+    Entry,
+    Section,
+    is_setting,
+    quote,
+    ref_suffix,
+    render,
+    text_line,
+)
+
+RANKS: Final[dict[str, tuple[int, int]]] = {
+    # kind of entry: (rank when from the span, rank when from `previous`); lower is kept first
+    "goals task": (0, 0),
+    "goals stated": (0, 0),
+    "errors open": (0, 1),
+    "user task": (1, 1),
+    "user": (1, 2),
+    "identifiers": (1, 2),
+    "file edit": (1, 1),
+    "goals open": (2, 2),
+    "last action": (2, 3),
+    "state": (2, 3),
+    "decisions": (2, 2),
+    "notes": (2, 2),
+    "seen": (2, 3),
+    "goals older": (3, 3),
+    "goals closed": (3, 3),
+    "command": (3, 4),
+    "file view": (3, 4),
+    "errors closed": (3, 4),
+}
+
+_TASK_GOALS: Final = 2
+"""The oldest goal, and the next one when the same message stated it, state the task."""
+_TASK_VALUES: Final = 8
+"""The oldest values the user gave keep their rank, oldest first; newer ones are newest
+first and, once carried from `previous`, rank with other older details."""
+_STATED_GOALS: Final = 4
+"""The newest goals stated outright keep their place; older ones count as requests."""
+_LATEST_OPEN_GOALS: Final = 4
+"""Of the other open goals, the newest keep their rank; the rest are `goals older`."""
+_FIRST: Final[frozenset[Section]] = frozenset({"goals", "errors", "files"})
+"""Sections whose entries carried from `previous` lead their rank (see `_section_key`)."""
+
+
+def goal_kinds(entries: list[Entry]) -> dict[int, str]:
+    """The kind of each goal entry (by index): task, stated, open, older or closed."""
+    goals = sorted((i for i, e in enumerate(entries) if e.section == "goals"), key=_seq(entries))
+    kinds: dict[int, str] = {}
+    first = entries[goals[0]].refs[:1] if goals else ()
+    for i in goals[:_TASK_GOALS]:
+        if i == goals[0] or entries[i].refs[:1] == first:
+            kinds[i] = "goals task"
+    rest = [i for i in goals if i not in kinds]
+    stated = [i for i in rest if STATED.search(entries[i].text) is not None]
+    for i in stated[-_STATED_GOALS:]:
+        kinds[i] = "goals stated"
+    open_goals = [i for i in rest if i not in kinds and entries[i].status == "open"]
+    for i in open_goals:
+        kinds[i] = "goals older"
+    for i in open_goals[-_LATEST_OPEN_GOALS:]:
+        kinds[i] = "goals open"
+    for i in rest:
+        kinds.setdefault(i, "goals closed")
+    return kinds
+
+
+def _seq(entries: list[Entry]) -> Callable[[int], int]:
+    return lambda i: entries[i].seq
+
+
+def kind(entry: Entry) -> str:
+    """The RANKS row of an entry that is not a goal."""
+    match entry.section:
+        case "errors":
+            return "errors open" if entry.status == "open" else "errors closed"
+        case "files":
+            edit = entry.text in EDIT_ACTIONS or entry.text.startswith(("def ", "class "))
+            edit = edit or _EDITING_TOOL.search(entry.text) is not None
+            return "file edit" if edit else "file view"
+        case "identifiers" if entry.group == "command":
+            return "command"
+        case "state" if entry.text.startswith(LAST_ACTION):
+            return "last action"
+        case _:
+            return entry.section
+
+
+def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
+    """Sort keys for the bound: (rank, section, order, age); lower is kept first (rule 2)."""
+    kinds = goal_kinds(entries) | _task_values(entries)
+    keys: list[tuple[int, int, int, int]] = []
+    for index, entry in enumerate(entries):
+        row = kinds.get(index) or kind(entry)
+        new, old = RANKS[row]
+        rank = new if entry.new else old
+        order = _RANK0_ORDER.get(row, 9) if rank == 0 else weight(entry)
+        age = entry.seq if row == "user task" else -entry.seq
+        keys.append((rank, _section_key(entry, rank), order, age))
+    return keys
+
+
+def _task_values(entries: list[Entry]) -> dict[int, str]:
+    """The oldest values the user gave (by index): they state the task (rule 2)."""
+    ordered = sorted((i for i, e in enumerate(entries) if e.section == "user"), key=_seq(entries))
+    return {i: "user task" for i in ordered[:_TASK_VALUES]}
+
+
+_RANK0_ORDER: Final = {"goals task": 0, "goals stated": 1, "errors open": 2}
+"""Inside rank 0: the task, then the stated goals, then open errors (rule 1)."""
+
+
+def _section_key(entry: Entry, rank: int) -> int:
+    """0 for entries that go first within their rank (see _FIRST), else 1."""
+    if rank == 0 or entry.section in ("files", "user"):
+        return 0
+    return 0 if entry.section in _FIRST and not entry.new else 1
+
+
+_EDITING_TOOL: Final = re.compile(
+    r"edit|write|creat|replac|insert|patch|append|modif|delet|remov|renam", re.I
+)
+"""A tool whose name says it changes the file it names (`edit_file`, `apply_patch`)."""
+_NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
+_TIME_OR_DATE: Final = re.compile(r"\d{1,4}[-:/]\d{1,2}(?:[-:/]\d{1,4})?\b.*")
+_ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
+
+
+def weight(entry: Entry) -> int:
+    """Order of values inside a rank: identifiers, dates and times, amounts and words, bare
+    numbers; the user's values are all alike; other entries come after identifiers."""
+    if entry.section not in VALUES:
+        return 1
+    if entry.section == "user":
+        return 0
+    text = entry.text
+    if _TIME_OR_DATE.match(text) is not None:
+        return 1
+    if text[:1] in ("$", "€", "£"):
+        return 2
+    if _NUMERIC.fullmatch(text) is not None:
+        return 3
+    return 2 if is_setting(entry.group, text) or _ID_LIKE.search(text) is None else 0
+
+
+def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
+    """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
+    if sum(len(e.text) for e in entries) <= _CHARS_PER_TOKEN * max_tokens:
+        whole = render(entries)
+        if count(whole) <= max_tokens:
+            return whole
+    keys = priorities(entries)
+    order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
+    chosen = _greedy([entries[i] for i in order], max_tokens, count)
+    text = render(chosen)
+    while chosen and count(text) > max_tokens:
+        chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
+        text = render(chosen)
+    return text if count(text) <= max_tokens else ""
+
+
+_CHARS_PER_TOKEN: Final = 8
+"""More characters than any tokenizer packs in a token: a pool whose texts are longer
+than this many times the bound cannot fit whole, so it is not rendered to check."""
+_MIN_COST: Final = 3
+"""No entry costs less than this many tokens (`, x` plus a little)."""
+_MISSES: Final = 256
+"""Stop trying after this many entries in a row did not fit."""
+_LONGEST_REF: Final = "r" + "f" * 10
+
+
+class _Fill:
+    """What the greedy selection has paid for so far: sections, lines, labels."""
+
+    def __init__(self, budget: int, count: Callable[[str], int]) -> None:
+        self.budget = budget
+        self.count = count
+        self.used = 0
+        self.titles: set[Section] = set()
+        self.labels: set[tuple[Section, str]] = set()
+        self.roles: dict[Section, int] = {}
+        self.said = ""
+        """Text of the chosen text lines: values quoted there need no listing."""
+
+    def take(self, entry: Entry) -> bool:
+        """Add `entry` if its cost fits; True when it was added."""
+        grouped = entry.section in GROUPED
+        label = (entry.section, entry.group)
+        extra = (
+            self.count(f", {quote(entry.text)}") if grouped else self.count(text_line(entry) + "\n")
+        )
+        extra += 0 if entry.section in self.titles else self.count(f"## {TITLES[entry.section]}\n")
+        if grouped and label not in self.labels:
+            extra += self._label_cost(entry)
+        if self.used + extra > self.budget:
+            return False
+        self.used += extra
+        self.titles.add(entry.section)
+        if grouped and label not in self.labels:
+            self.labels.add(label)
+            self.roles[entry.section] = self.roles.get(entry.section, 0) + 1
+        if not grouped:
+            self.said = f"{self.said}\n{entry.text}"
+        return True
+
+    def _label_cost(self, entry: Entry) -> int:
+        """A new role on a value line (and the line itself every ROLES_PER_LINE roles), or a
+        new file line with its ref."""
+        if entry.section in VALUES:
+            line = self.roles.get(entry.section, 0) % ROLES_PER_LINE == 0
+            start = self.count(f"- {ref_suffix([_LONGEST_REF])}\n") if line else 0
+            return start + self.count(f"; {quote(entry.group)}: ")
+        refs = ref_suffix(entry.refs[-1:]) if entry.refs else ref_suffix([_LONGEST_REF])
+        return self.count(f"- {quote(entry.group)}:{refs}\n")
+
+
+def _greedy(ranked: list[Entry], budget: int, count: Callable[[str], int]) -> list[Entry]:
+    """Entries in priority order while their estimated cost fits (costs are upper bounds)."""
+    fill = _Fill(budget, count)
+    chosen: list[Entry] = []
+    misses = 0
+    for entry in ranked:
+        if fill.budget - fill.used < _MIN_COST or misses >= _MISSES:
+            break
+        if entry.section in VALUES and entry.text in fill.said:
+            continue
+        if fill.take(entry):
+            chosen.append(entry)
+            misses = 0
+        else:
+            misses += 1
+    return chosen

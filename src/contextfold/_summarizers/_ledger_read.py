@@ -1,0 +1,93 @@
+"""The values in a tool call's arguments and in a tool's output, as facts.
+
+Rules:
+1. Arguments: a path is a `path`; a shell command is kept whole (`command`) and read for
+   values; code and notes (`new_str`, `content`, ...) are read for values only; every
+   other argument is read as data, named after its key.
+2. Output: JSON is read leaf by leaf (ids and codes first, at most `_PER_DATA` leaves);
+   text is read at its head and tail, the most telling values first, at most
+   `_PER_RESULT` of them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Final
+
+from .._messages import ToolCall
+from ._facts import Fact, clip, json_leaves, load_json, scalar_text, text_facts, word_order
+
+PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
+_PROSE_KEYS: Final = frozenset(
+    {"old_str", "new_str", "file_text", "content", "thought", "summary", "text", "code"}
+)
+_PER_RESULT: Final = 24
+_PER_DATA: Final = 150
+_MAX_VALUE: Final = 160
+
+
+@lru_cache(maxsize=1024)
+def _arguments(raw: str) -> dict[str, object]:
+    data = load_json(raw)
+    return data if isinstance(data, dict) else {}
+
+
+def call_arguments(call: ToolCall) -> dict[str, object]:
+    """The call's JSON arguments as a dict ({} when they are not a JSON object); read-only."""
+    return _arguments(call.arguments)
+
+
+def data_facts(call: ToolCall) -> list[Fact]:
+    """The values in a tool call's arguments (rule 1)."""
+    out: list[Fact] = []
+    for key, value in call_arguments(call).items():
+        if key in PATH_KEYS and isinstance(value, str):
+            out.append(Fact("path", value))
+        elif key in _PROSE_KEYS and isinstance(value, str):
+            out.extend(text_facts(value, prose=False))
+        elif key == "command" and isinstance(value, str):
+            if " " in value.strip():
+                out.append(Fact("command", clip(value, _MAX_VALUE), True))
+                out.extend(text_facts(value))
+        else:
+            out.extend(_leaf_facts({key: value}))
+    return out
+
+
+def tool_facts(text: str) -> list[Fact]:
+    """The values in a tool's output (rule 2)."""
+    data = load_json(text)
+    if data is not None:
+        return sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]
+    return most_telling(text_facts(text, prose=False))[:_PER_RESULT]
+
+
+def _leaf_facts(data: object) -> list[Fact]:
+    return [
+        Fact(role, text, True)
+        for role, value in json_leaves(data)
+        if (text := scalar_text(value)).strip() and len(text) <= _MAX_VALUE and "\n" not in text
+    ]
+
+
+_SHAPE_ORDER: Final = word_order(
+    "error test path file url email slug code hash date money symbol class identifier "
+    "version quantity time number"
+)
+_ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
+
+
+def most_telling(facts: list[Fact]) -> list[Fact]:
+    """Distinct facts, named ones and the most telling shapes first, then by position."""
+    unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
+    return sorted(unique, key=lambda f: 0 if f.named else 1 + _SHAPE_ORDER.get(f.role, 20))
+
+
+def data_rank(fact: Fact) -> int:
+    """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
+    if _ID_KEY.search(fact.role) or (
+        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
+    ):
+        return 0
+    return 1 if not fact.value.replace(".", "").isdigit() else 2

@@ -1,0 +1,86 @@
+"""The ledger's value pool: every identifier or value a span mentions, with its source.
+
+Rules:
+1. One record per value. Its source is the best place it was mentioned: the user's own
+   words (USER), the agent's text or tool-call arguments (AGENT), tool output only (TOOL).
+   The source picks the ledger section (`user`, `identifiers`, `seen`); the newest mention
+   at that source dates it and gives its ref.
+2. Its role is the most telling name it was given: a name from the data beats a shape;
+   a field of many beats a single-valued setting.
+3. The pool counts values and mentions per source, so the reader can stop reading
+   low-priority material once the pool holds many times what the bound can show, or once
+   reading more mostly repeats what it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from ._facts import Fact
+from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting
+
+USER: Final = 0
+AGENT: Final = 1
+TOOL: Final = 2
+SECTIONS: Final[tuple[Section, Section, Section]] = ("user", "identifiers", "seen")
+"""Section of a value by its source."""
+_MENTIONS: Final = 4
+
+
+@dataclass(slots=True)
+class _Record:
+    role: str
+    role_rank: tuple[int, int, int]
+    """(named, not a setting, seq) of the mention that named it: the largest wins."""
+    source: int
+    seq: int
+    ref: str
+
+
+class Pool:
+    """Values by text, each with its role, best source, recency and ref."""
+
+    __slots__ = ("_mentions", "_records", "_values")
+
+    def __init__(self) -> None:
+        self._records: dict[str, _Record] = {}
+        self._values = [0, 0, 0]
+        """Distinct values per source (a value counts where it was first seen)."""
+        self._mentions = [0, 0, 0]
+
+    def full(self, source: int, size: int) -> bool:
+        """True when `size` values of `source`, or four times as many mentions, were read."""
+        return self._values[source] >= size or self._mentions[source] >= _MENTIONS * size
+
+    def note(self, fact: Fact, source: int, seq: int, ref: str) -> None:
+        """Record one mention of `fact` (rules 1-2)."""
+        value = fact.value
+        self._mentions[source] += 1
+        known = self._records.get(value)
+        if known is None:
+            if "\n" in value or "\r" in value or "\t" in value:
+                return
+            self._records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
+            self._values[source] += 1
+            return
+        if source < known.source or (source == known.source and seq > known.seq):
+            known.source, known.seq, known.ref = source, seq, ref
+        if fact.role != known.role and (rank := _role_rank(fact, seq)) > known.role_rank:
+            known.role, known.role_rank = fact.role, rank
+
+    def entries(self) -> list[Entry]:
+        """One grouped entry per value."""
+        return [
+            Entry(
+                SECTIONS[r.source], value, group=r.role, refs=(r.ref,) if r.ref else (), seq=r.seq
+            )
+            for value, r in self._records.items()
+        ]
+
+
+def _role_rank(fact: Fact, seq: int) -> tuple[int, int, int]:
+    """A name from the data beats a shape; a field of many beats a single-valued setting;
+    then the newest name wins (rule 2)."""
+    named = fact.named and fact.role not in SHAPE_ROLES
+    return (int(named), int(named and not is_setting(fact.role, fact.value)), seq)
