@@ -25,7 +25,7 @@ from ._summarizers._facts import normalize, outside_quotes, sentences
 
 __all__ = ["CARD_INTRO", "CardState", "Rule", "extract_rules", "parse_card", "render_card"]
 
-CARD_INTRO: Final = "Rules the user set; they apply until the user changes them:"
+CARD_INTRO: Final = "Rules and notes the user set; they apply until the user changes them:"
 
 
 @dataclass(frozen=True, slots=True)
