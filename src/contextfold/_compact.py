@@ -17,14 +17,18 @@ from dataclasses import dataclass
 
 from ._adapters import Format, item_count, parse, render
 from ._archive import Archive
-from ._engine._counting import counter_name, fixed_overhead, resolve_counter
+from ._engine._counting import (
+    counter_name,
+    default_summarizer,
+    fixed_overhead,
+    resolve_counter,
+)
 from ._engine._drive import arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import BudgetUnreachable, ConfigurationError, UnknownReference
 from ._messages import Conversation, Message, Part
 from ._policy import Policy
 from ._report import Report
-from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import Summarizer
 from ._tokens._protocol import TokenCounter
 
@@ -89,7 +93,13 @@ def _job(
     # `is None`, not `or`: an empty Archive is falsy (it has a length) but is the caller's.
     store = Archive() if archive is None else archive
     return _Job(
-        fmt, conversation, settings, marks, store, summarizer or LedgerSummarizer(), tuple(counts)
+        fmt,
+        conversation,
+        settings,
+        marks,
+        store,
+        summarizer or default_summarizer(tokens),
+        tuple(counts),
     )
 
 

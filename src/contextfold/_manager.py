@@ -22,7 +22,12 @@ from dataclasses import dataclass
 
 from ._adapters import check_format, parse, render
 from ._archive import Archive
-from ._engine._counting import counter_name, fixed_overhead, resolve_counter
+from ._engine._counting import (
+    counter_name,
+    default_summarizer,
+    fixed_overhead,
+    resolve_counter,
+)
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
@@ -33,7 +38,6 @@ from ._policy import Policy
 from ._report import Report
 from ._snapshot import dump_state, load_state
 from ._strategies._steps import Prune, chain
-from ._summarizers._ledger import LedgerSummarizer
 from ._summarizers._protocol import Summarizer
 from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
@@ -78,9 +82,9 @@ class ContextManager:
         self.format = check_format(format)
         base = policy or Policy()
         self.policy = base.replace(**options) if options else base
-        self.summarizer: Summarizer = summarizer or LedgerSummarizer()
         inner = resolve_counter(model, self.format, counter)
         self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
+        self.summarizer: Summarizer = summarizer or default_summarizer(self.counter)
         self.archive = archive if archive is not None else Archive()
         self.tools = tuple(tools)
         self.last_report: Report | None = None

@@ -32,7 +32,8 @@ def budgets(draw: st.DrawFn) -> PlanBudget:
     dropped = draw(st.integers(0, 500))
     folded = dropped + draw(st.integers(0, 2000))
     bridge = draw(st.sampled_from([0, 0, 18]))
-    return PlanBudget(available, limit, kept, folded, dropped, bridge)
+    small = draw(st.none() | st.integers(dropped, folded))
+    return PlanBudget(available, limit, kept, folded, dropped, bridge, small)
 
 
 chains = st.sampled_from(
@@ -61,12 +62,17 @@ def cost(c: UnitCost, action: Action) -> int:
     return value
 
 
-def estimate(costs: list[UnitCost], actions: tuple[Action, ...], budget: PlanBudget) -> int:
+def estimate(
+    costs: list[UnitCost], actions: tuple[Action, ...], budget: PlanBudget, small: bool = False
+) -> int:
     body = sum(cost(c, a) for c, a in zip(costs, actions, strict=True))
     gone = [a in (Action.FOLD, Action.DROP) for a in actions]
     runs = sum(1 for i, g in enumerate(gone) if g and (i == 0 or not gone[i - 1]))
     body += runs * budget.bridge
     if Action.FOLD in actions:
+        if small:
+            assert budget.preamble_folded_small is not None
+            return body + budget.preamble_folded_small
         return body + budget.preamble_folded
     if Action.DROP in actions:
         return body + budget.preamble_dropped
@@ -95,7 +101,7 @@ def test_expected_tokens_are_exact_and_fits_is_honest(
 ) -> None:
     costs, budget, _ = case
     result = run(case)
-    assert result.expected == estimate(costs, result.actions, budget)
+    assert result.expected == estimate(costs, result.actions, budget, result.small_summary)
     assert result.fits == (result.expected <= (budget.limit or budget.available))
     assert result.on_target == (result.expected <= budget.available)
 
@@ -221,3 +227,18 @@ def test_eviction_policies_compose() -> None:
     steps = chain(summarize(eviction=retain_last(2)))
     result = plan(costs, PlanBudget(900, preamble_folded=50), steps, tail_share=0.0)
     assert result.actions.count(Action.FOLD) == 8
+
+
+def test_a_small_summary_before_dropping_the_span() -> None:
+    costs = [UnitCost(500), UnitCost(500), UnitCost(100, protection=Protection.TAIL)]
+    # The full summary reserve (400) does not fit beside the tail; a small one (100) does.
+    budget = PlanBudget(250, preamble_folded=400, preamble_folded_small=100)
+    result = plan(costs, budget, DEFAULT)
+    assert result.actions == (Action.FOLD, Action.FOLD, Action.KEEP)
+    assert result.small_summary
+    assert result.fits
+    assert result.expected == 200
+    # Without the small reserve the span is dropped, as before.
+    result = plan(costs, PlanBudget(250, preamble_folded=400), DEFAULT)
+    assert result.actions == (Action.DROP, Action.DROP, Action.KEEP)
+    assert not result.small_summary

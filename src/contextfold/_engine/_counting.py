@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from .._errors import ContextFoldError
 from .._messages import Conversation
+from .._summarizers._ledger import LedgerSummarizer
 from .._tokens._accounting import fixed_overhead as _fixed_overhead
 from .._tokens._api import counter_for
 from .._tokens._protocol import TokenCounter
@@ -21,3 +23,15 @@ def counter_name(counter: TokenCounter) -> str:
 def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:
     """Tokens outside the messages: reply priming and tool schemas."""
     return _fixed_overhead(conversation, counter)
+
+
+def default_summarizer(counter: TokenCounter) -> LedgerSummarizer:
+    """The embedded ledger, measuring its bound with `counter` when it can count bare text."""
+    count_text = getattr(counter, "count_text", None)
+    if not callable(count_text):
+        return LedgerSummarizer()
+    try:
+        count_text("probe")
+    except ContextFoldError:  # e.g. a calibrated wrapper around a message-only counter
+        return LedgerSummarizer()
+    return LedgerSummarizer(count_text=count_text)

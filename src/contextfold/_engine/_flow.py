@@ -102,7 +102,8 @@ def compact_flow(
     applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
     items, rules = prep.parts.artifacts, 0
     if applied.removed:
-        items, rules = yield from _new_artifacts(applied, prep, settings, archive)
+        small = the_plan.small_summary
+        items, rules = yield from _new_artifacts(applied, prep, settings, archive, small)
     n_system = len(prep.parts.system)
     body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
     out = applied.messages[:n_system] + body
@@ -148,7 +149,7 @@ def _unchanged(
 
 
 def _new_artifacts(
-    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver
+    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver, small: bool
 ) -> Generator[SummaryRequest, SummaryResult, tuple[list[tuple[int, Message]], int]]:
     """Fold the summary and rebuild the card; returns their placements and the card size."""
     parts = prep.parts
@@ -162,6 +163,7 @@ def _new_artifacts(
             budget=settings.budget,
             counter=settings.counter,
             archive=archive,
+            small=small,
         )
         anchor = applied.first_folded if applied.first_folded is not None else BEFORE_ALL
     first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
@@ -233,6 +235,7 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
     summary = prep.parts.summary
     current = counter.count(Message("user", (Summary(summary),))) if summary else 0
     reserve = reserve_for(policy, settings.budget)
+    small = reserve_for(policy, settings.budget, small=True)
     bridge = (
         counter.count(bridge_message("assistant", BRIDGE_REF))
         if SHAPES[settings.format].alternate
@@ -243,6 +246,7 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         limit=settings.budget - settings.overhead,
         preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
         preamble_folded=card + summary_cap(reserve, counter) + bridge,
+        preamble_folded_small=card + summary_cap(small, counter) + bridge,
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )

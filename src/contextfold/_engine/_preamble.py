@@ -24,8 +24,7 @@ from .._messages import SUMMARY_HEADER, Card, Message, Summary
 from .._planning._units import is_artifact_message
 
 SUMMARY_INTRO: Final = (
-    f"{SUMMARY_HEADER} Summary of the earlier conversation, folded by contextfold. "
-    "References like r0123456789 recall an original with the contextfold_recall tool.\n\n"
+    f"{SUMMARY_HEADER} Summary of earlier turns; recall a ref with contextfold_recall.\n"
 )
 BEFORE_ALL: Final = -1
 """Anchor that places an artifact right after the system prompt."""

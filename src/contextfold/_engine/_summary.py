@@ -21,12 +21,14 @@ from ._apply import Applied, Archiver
 from ._preamble import SUMMARY_INTRO, summary_body, summary_text
 
 
-def reserve_for(policy: Policy, budget: int) -> int:
-    """Tokens reserved for the summary body."""
+def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
+    """Tokens reserved for the summary body (a quarter of it, at least 48, when `small`)."""
     step = policy.steps.get("summarize")
     if isinstance(step, Summarize) and step.reserve is not None:
-        return step.reserve
-    return min(2000, max(128, budget // 10))
+        reserve = step.reserve
+    else:
+        reserve = min(2000, max(128, budget // 10))
+    return max(48, reserve // 4) if small else reserve
 
 
 def summary_cap(reserve: int, counter: TokenCounter) -> int:
@@ -42,9 +44,10 @@ def fold(
     budget: int,
     counter: TokenCounter,
     archive: Archiver,
+    small: bool = False,
 ) -> Generator[SummaryRequest, SummaryResult, str]:
     """Summarize `applied.folded` into one summary text (rules 1-3)."""
-    reserve = reserve_for(policy, budget)
+    reserve = reserve_for(policy, budget, small=small)
     step = policy.steps.get("summarize")
     chunk = step.chunk_tokens if isinstance(step, Summarize) and step.chunk_tokens else budget
     if previous is not None:

@@ -66,6 +66,9 @@ class PlanBudget:
     bridge: int = 0
     """Tokens of one bridge message, for formats whose turns must alternate: each run of
     removed (folded or dropped) units may need one."""
+    preamble_folded_small: int | None = None
+    """`preamble_folded` with a small summary reserve: the last resort before dropping the
+    folded span. None: no small summary."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,8 @@ class Plan:
     reason: str
     tail_start: int
     """Index of the first unit of the verbatim recent tail."""
+    small_summary: bool = False
+    """Fold with the small summary reserve (the full one did not fit)."""
 
     @property
     def folds(self) -> bool:

@@ -45,6 +45,8 @@ class _Work:
         self.dropped = 0
         self.runs = 0
         """Maximal runs of removed (folded or dropped) units."""
+        self.small = False
+        """Whether folds use the small summary reserve."""
         self.goal = budget.available
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
@@ -85,7 +87,8 @@ class _Work:
 
     def preamble(self) -> int:
         if self.folded:
-            return self.budget.preamble_folded
+            small = self.budget.preamble_folded_small
+            return small if self.small and small is not None else self.budget.preamble_folded
         if self.dropped:
             return self.budget.preamble_dropped
         return self.budget.preamble_kept
@@ -204,7 +207,8 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
 
 
 def _last_resort(work: _Work, steps: Chain) -> None:
-    """Toward the limit: fold or drop the recent tail, drop the summary, prune the tail."""
+    """Toward the limit: fold or drop the recent tail, shrink or drop the summary, prune the
+    protected tail (kept only when that makes it fit)."""
     n = len(work.costs)
     open_units = [
         i
@@ -215,13 +219,26 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         _greedy(work, open_units, _FOLD)
     elif steps.get("drop"):
         _greedy(work, open_units, _DROP)
+    if not work.fits() and work.folded and work.budget.preamble_folded_small is not None:
+        work.small = True
     if not work.fits() and steps.get("drop"):
+        work.small = False
         for i in range(n):
             if work.actions[i] is _FOLD:
                 work.set(i, _DROP)
     if not work.fits() and steps.get("prune"):
-        tail = [i for i in range(n) if work.costs[i].protection is Protection.TAIL]
-        _greedy(work, tail, _PRUNE)
+        _prune_tail(work)
+
+
+def _prune_tail(work: _Work) -> None:
+    """Prune oversized results in the protected tail, but only if that makes it fit."""
+    before = list(work.actions)
+    tail = [i for i, c in enumerate(work.costs) if c.protection is Protection.TAIL]
+    _greedy(work, tail, _PRUNE)
+    if not work.fits():  # pruning the newest results in vain would only lose them
+        for i, action in enumerate(before):
+            if work.actions[i] is not action:
+                work.set(i, action)
 
 
 def _relax(work: _Work, steps: Chain) -> None:
@@ -265,4 +282,5 @@ def _result(work: _Work, tail_start: int, reason: str) -> Plan:
         estimate <= work.budget.available,
         reason,
         tail_start,
+        small_summary=work.small and work.folded > 0,
     )
