@@ -50,13 +50,33 @@ def _accountant(
     return Accountant(count_text, overheads, images, cache_size=cache_size)
 
 
-class HeuristicCounter:
+class _Accounted:
+    """A counter whose counts come from its accountant: text alone, a message with its
+    framing, and the request's fixed overhead."""
+
+    __slots__ = ("_acct",)
+    _acct: Accountant
+
+    def count_text(self, text: str) -> int:
+        """Tokens in `text` alone."""
+        return self._acct.count_text(text)
+
+    def count(self, message: Message) -> int:
+        """Tokens `message` costs, framing included."""
+        return self._acct.message(message)
+
+    def fixed_overhead(self, conversation: Conversation) -> int:
+        """Reply priming plus tool definitions."""
+        return self._acct.fixed(conversation)
+
+
+class HeuristicCounter(_Accounted):
     """Zero-dependency o200k_base count: tiktoken's split and merges in pure Python.
 
     `margin` scales text counts up, for models whose tokenizer is not o200k (it errs high).
     """
 
-    __slots__ = ("_acct", "name")
+    __slots__ = ("name",)
 
     def __init__(
         self,
@@ -75,23 +95,11 @@ class HeuristicCounter:
     def __repr__(self) -> str:
         return f"HeuristicCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
 
-    def count_text(self, text: str) -> int:
-        """Estimated tokens in `text` alone."""
-        return self._acct.count_text(text)
 
-    def count(self, message: Message) -> int:
-        """Estimated tokens `message` costs, framing included."""
-        return self._acct.message(message)
-
-    def fixed_overhead(self, conversation: Conversation) -> int:
-        """Reply priming plus tool definitions."""
-        return self._acct.fixed(conversation)
-
-
-class TiktokenCounter:
+class TiktokenCounter(_Accounted):
     """Exact OpenAI counts with a tiktoken Encoding (packaged data, no network)."""
 
-    __slots__ = ("_acct", "encoding", "name")
+    __slots__ = ("encoding", "name")
 
     def __init__(
         self,
@@ -111,23 +119,11 @@ class TiktokenCounter:
     def _encode_len(self, text: str) -> int:
         return len(self.encoding.encode(text, disallowed_special=()))
 
-    def count_text(self, text: str) -> int:
-        """Exact tokens in `text` alone."""
-        return self._acct.count_text(text)
 
-    def count(self, message: Message) -> int:
-        """Tokens `message` costs, framing included."""
-        return self._acct.message(message)
-
-    def fixed_overhead(self, conversation: Conversation) -> int:
-        """Reply priming plus tool definitions."""
-        return self._acct.fixed(conversation)
-
-
-class HFTokenizerCounter:
+class HFTokenizerCounter(_Accounted):
     """Counts with a Hugging Face `tokenizers.Tokenizer` (a local model's tokenizer.json)."""
 
-    __slots__ = ("_acct", "name", "tokenizer")
+    __slots__ = ("name", "tokenizer")
 
     def __init__(
         self,
@@ -176,18 +172,6 @@ class HFTokenizerCounter:
 
     def _encode_len(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
-
-    def count_text(self, text: str) -> int:
-        """Tokens in `text` alone, without special tokens."""
-        return self._acct.count_text(text)
-
-    def count(self, message: Message) -> int:
-        """Tokens `message` costs, framing included."""
-        return self._acct.message(message)
-
-    def fixed_overhead(self, conversation: Conversation) -> int:
-        """Reply priming plus tool definitions."""
-        return self._acct.fixed(conversation)
 
 
 def _import_tokenizers() -> ModuleType:
