@@ -59,3 +59,21 @@ def test_manager_pins_by_sequence_number() -> None:
     assert {"role": "user", "content": "Keep this one."} in view
     assert first == 0
     assert manager.system_prompt() is None  # only Anthropic lifts the system prompt
+
+
+class _MessageOnly:
+    """The minimal TokenCounter: whole messages only, no bare text."""
+
+    def count(self, message: Message) -> int:
+        return 4 + sum(len(str(part)) for part in message.parts) // 4
+
+
+@pytest.mark.parametrize(
+    "counter", [_MessageOnly(), cf.CalibratedCounter(_MessageOnly())], ids=["plain", "calibrated"]
+)
+def test_a_counter_without_bare_text_still_gets_a_bounded_summary(counter: object) -> None:
+    result = cf.compact(_payload(), 700, counter=counter)  # type: ignore[arg-type]
+    messages = result.conversation.messages
+    assert any("[cf:summary]" in str(m.parts) for m in messages)
+    assert result.report.fits
+    assert result.report.tokens_after <= 700
