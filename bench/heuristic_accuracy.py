@@ -32,9 +32,9 @@ from contextfold._tokens._accounting import Accountant
 from contextfold._tokens._images import GPT_4O
 from contextfold._tokens._profiles import OPENAI_CHAT
 
-ROOT = Path(__file__).resolve().parents[1]
+from .common import CORPUS, ROOT, write_section
+
 SAMPLES = ROOT / "tests" / "tokens" / "samples"
-CORPUS = Path(os.environ.get("CONTEXTFOLD_CORPUS", ROOT.parent / "shared" / "corpus"))
 CORPUS_FILES = {"swe": "swe_agent_claude4_sonnet.jsonl", "tau": "tau_bench_gpt4o_airline.jsonl"}
 SECTION = "## Token counting: heuristic vs exact"
 SEPARATOR = "\n---8<---\n"
@@ -327,19 +327,6 @@ def render(results: Results, rates: Speed) -> str:
     return "\n".join(lines)
 
 
-def write_section(markdown: Path, section: str) -> None:
-    text = (
-        markdown.read_text(encoding="utf-8") if markdown.exists() else "# contextfold benchmarks\n"
-    )
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
-    markdown.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -351,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     section = render(results, speed(texts or [cf._messages.message_text(c.message) for c in cases]))
     print(section)
     if not args.no_write:
-        write_section(ROOT / "BENCHMARKS.md", section)
+        write_section(section)
     return 0
 
 
