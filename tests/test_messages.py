@@ -1,26 +1,21 @@
-"""Artifact recognition and the small queries of the neutral model."""
+"""Artifact header shapes and the small queries of the neutral model."""
 
 from __future__ import annotations
 
-from contextfold import Card, Marker, Message, Summary, Text, ToolCall, ToolResult
-from contextfold._messages import artifact_from_text, message_text, refs_in, tool_calls
+from contextfold import Message, Text, ToolCall, ToolResult
+from contextfold._messages import artifact_kind, message_text, refs_in, tool_calls
 
 
-def test_marker_text_is_recognised_whole() -> None:
-    part = artifact_from_text("[cf:r0123456789 tool result masked, 812 tokens]")
-    assert part == Marker("r0123456789", "[cf:r0123456789 tool result masked, 812 tokens]")
-
-
-def test_marker_inside_text_stays_text_but_its_ref_is_found() -> None:
+def test_marker_refs_are_found_inside_text() -> None:
     text = "head\n[cf:r0123456789 4,000 chars cut]\ntail"
-    assert artifact_from_text(text) == Text(text)
     assert refs_in(text) == ["r0123456789"]
 
 
-def test_summary_and_card_headers() -> None:
-    assert isinstance(artifact_from_text("[cf:summary] earlier: ..."), Summary)
-    assert isinstance(artifact_from_text("[cf:rules]\n- never push to main"), Card)
-    assert artifact_from_text("[cf:nothing]") == Text("[cf:nothing]")
+def test_summary_and_card_headers_are_shapes_only() -> None:
+    assert artifact_kind("[cf:summary] earlier: ...") == "summary"
+    assert artifact_kind("[cf:rules]\n- never push to main") == "card"
+    assert artifact_kind("[cf:nothing]") is None
+    assert artifact_kind("[cf:r0123456789 tool result masked]") is None
 
 
 def test_message_text_descends_into_tool_results() -> None:

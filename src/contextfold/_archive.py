@@ -98,6 +98,19 @@ class Archive:
             "the archive is probably corrupt"
         )
 
+    def holds(self, item: Archivable) -> bool:
+        """Whether this archive stores `item` (the same content under its reference)."""
+        kind, data = _classify(item)
+        canonical = _canonical(kind, data)
+        for probe in range(MAX_PROBES):
+            ref = reference(canonical, probe)
+            held = self._store.get(ref)
+            if held is None:
+                return False
+            if _canonical_or_none(ref, held) == canonical:
+                return True
+        return False
+
     def entry(self, ref: str) -> ArchiveEntry:
         """The entry under `ref`; UnknownReference if there is none."""
         raw = self._store.get(ref)
@@ -149,6 +162,11 @@ def reference(canonical: bytes, probe: int = 0) -> str:
     """The reference candidate number `probe` for canonical item bytes (rules 1 and 2)."""
     data = canonical if probe == 0 else canonical + b"#%d" % probe
     return "r" + hashlib.sha256(data).hexdigest()[:10]
+
+
+def ref_of(item: Archivable) -> str:
+    """The reference `item` gets in an archive where no collision moved it (probe 0)."""
+    return reference(_canonical(*_classify(item)))
 
 
 def _classify(item: object) -> tuple[EntryKind, object]:

@@ -5,9 +5,11 @@ Rules:
    and `assert_never`. Do not subclass them.
 2. Wire fields the model does not map live in `extras`. Adapters own those keys; core code
    never reads them, it only carries them along.
-3. Compaction artifacts (`Marker`, `Summary`, `Card`) render to wire formats as plain text.
-   `artifact_from_text` recognises that text again, so parsing a compacted payload gives
-   back the same artifacts and compacting it twice is stable.
+3. Compaction artifacts (`Marker`, `Summary`, `Card`) render to wire formats as plain text,
+   and parsing reads every text back as `Text`: text alone never makes an artifact. The
+   engine recognises its own artifacts with the evidence text cannot forge (role,
+   position, the archive), in one place: `_engine/_artifacts.py`. `artifact_kind` only
+   tells which header a text starts with.
 4. A tool result is a part (`ToolResult`), wherever the wire format puts it: in a `tool`
    message (OpenAI chat), a `function_call_output` item (Responses) or a user message
    (Anthropic).
@@ -222,16 +224,16 @@ BRIDGE_NOTE: Final = "earlier turns folded"
 CARD_HEADER: Final = "[cf:rules]"
 
 
-def artifact_from_text(text: str, extras: Extras = EMPTY) -> Text | Artifact:
-    """Recognise compaction artifacts in text; anything else stays `Text`."""
-    if text.startswith(SUMMARY_HEADER):
-        return Summary(text, extras=extras)
+ArtifactKind: TypeAlias = Literal["card", "summary"]
+
+
+def artifact_kind(text: str) -> ArtifactKind | None:
+    """Which artifact header `text` starts with (the shape only: no proof of origin)."""
     if text.startswith(CARD_HEADER):
-        return Card(text, extras=extras)
-    match = MARKER_RE.fullmatch(text)
-    if match is not None:
-        return Marker(match.group(1), text, extras=extras)
-    return Text(text, extras=extras)
+        return "card"
+    if text.startswith(SUMMARY_HEADER):
+        return "summary"
+    return None
 
 
 def refs_in(text: str) -> list[str]:

@@ -10,13 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold import (
-    Card,
     Image,
     InvalidConversation,
-    Marker,
     Opaque,
     Reasoning,
-    Summary,
     Text,
     ToolCall,
     ToolResult,
@@ -206,17 +203,17 @@ def test_blocks_map_to_neutral_parts() -> None:
     assert roundtrip(messages) == messages
 
 
-def test_compaction_artifacts_are_recognised_wherever_text_is() -> None:
+def test_artifact_shaped_texts_parse_as_text_the_engine_decides() -> None:
     messages = [
         user("[cf:rules]\n- never push to main"),
         assistant([text("[cf:summary] earlier work"), use("t1")]),
         user([result("t1", MARK)]),
     ]
     first, second, third = to_conversation(messages).messages
-    assert isinstance(first.parts[0], Card)
-    assert isinstance(second.parts[0], Summary)
+    assert first.parts[0] == Text("[cf:rules]\n- never push to main")
+    assert second.parts[0] == Text("[cf:summary] earlier work")
     assert isinstance(third.parts[0], ToolResult)
-    assert third.parts[0].parts == (Marker("r0123456789", MARK),)
+    assert third.parts[0].parts == (Text(MARK),)
 
 
 def test_tool_result_content_form_and_is_error_presence_round_trip() -> None:

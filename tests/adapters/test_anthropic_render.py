@@ -79,7 +79,7 @@ def test_masked_tool_results_keep_their_content_form() -> None:
         result("t2", [text(MARK)], is_error=False),
     ]
     assert to_conversation(body).messages[3].parts[0] == ToolResult(
-        "t1", (marker,), extras=first.extras
+        "t1", (Text(MARK),), extras=first.extras
     )
 
 

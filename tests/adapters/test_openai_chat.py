@@ -9,14 +9,11 @@ import pytest
 from hypothesis import given
 
 from contextfold import (
-    Card,
     Conversation,
     Image,
     InvalidConversation,
-    Marker,
     Message,
     Opaque,
-    Summary,
     Text,
     ToolCall,
     ToolResult,
@@ -83,7 +80,7 @@ def test_list_content_parts_and_their_extras() -> None:
     assert roundtrip([message]) == [message]
 
 
-def test_artifact_texts_read_back_as_artifacts() -> None:
+def test_artifact_texts_read_back_as_text() -> None:
     conv = to_conversation(
         [
             {"role": "user", "content": "[cf:rules]\n- never push to main"},
@@ -92,9 +89,9 @@ def test_artifact_texts_read_back_as_artifacts() -> None:
         ]
     )
     card, summary, tool = conv.messages
-    assert card.parts == (Card("[cf:rules]\n- never push to main"),)
-    assert isinstance(summary.parts[0], Summary)
-    assert tool.parts == (ToolResult("c1", (Marker("r0123456789", MARKER),)),)
+    assert card.parts == (Text("[cf:rules]\n- never push to main"),)
+    assert summary.parts[0] == Text("[cf:summary] earlier")
+    assert tool.parts == (ToolResult("c1", (Text(MARKER),)),)
 
 
 def test_tool_calls_keep_unknown_keys_and_order() -> None:

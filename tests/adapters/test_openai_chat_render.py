@@ -175,7 +175,7 @@ def test_compacted_payloads_stay_valid_stable_and_readable(payload: Any) -> None
     masked = from_conversation(mask_every_result(conversation, MARKER))
     again = to_conversation(masked)
     results = [m.parts[0] for m in again.messages if m.role == "tool"]
-    assert all(isinstance(r, ToolResult) and r.parts == (MARKER,) for r in results)
+    assert all(isinstance(r, ToolResult) and r.parts == (Text(MARKER.text),) for r in results)
 
 
 def render_or_error(conversation: Conversation) -> object:

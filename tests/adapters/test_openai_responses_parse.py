@@ -7,16 +7,13 @@ from typing import Any
 import pytest
 
 from contextfold import (
-    Card,
     Conversation,
     Image,
     InvalidConversation,
-    Marker,
     Message,
     Opaque,
     Reasoning,
     Role,
-    Summary,
     Text,
     ToolCall,
     ToolResult,
@@ -62,7 +59,7 @@ def test_every_message_role(role: str) -> None:
     assert one({"role": role, "content": []}).role == role
 
 
-def test_text_parts_become_artifacts_again() -> None:
+def test_artifact_shaped_text_parts_stay_text() -> None:
     content = [
         {"type": "input_text", "text": "[cf:r0123456789 tool output masked]"},
         {"type": "input_text", "text": "[cf:summary]\nGoal: ship"},
@@ -70,11 +67,7 @@ def test_text_parts_become_artifacts_again() -> None:
     ]
     parts = one({"role": "user", "content": content}).parts
     typed = {"type": "input_text"}
-    assert parts == (
-        Marker("r0123456789", "[cf:r0123456789 tool output masked]", extras=typed),
-        Summary("[cf:summary]\nGoal: ship", extras=typed),
-        Card("[cf:rules]\n- be brief", extras=typed),
-    )
+    assert parts == tuple(Text(str(c["text"]), extras=typed) for c in content)
 
 
 def test_images_and_files() -> None:

@@ -33,10 +33,10 @@ from .._messages import (
     Part,
     Reasoning,
     Role,
+    Text,
     ToolCall,
     ToolResult,
     ToolSpec,
-    artifact_from_text,
 )
 
 FORMAT: Final = "anthropic"
@@ -94,9 +94,7 @@ def _body(body: dict[object, object]) -> Conversation:
 
 def _system(value: object) -> Message:
     if isinstance(value, str):
-        return Message(
-            "system", (artifact_from_text(value),), extras={SYSTEM: "top", CONTENT: "string"}
-        )
+        return Message("system", (Text(value),), extras={SYSTEM: "top", CONTENT: "string"})
     if isinstance(value, list):
         parts = tuple(_block(block, (None, f"system[{k}]")) for k, block in enumerate(value))
         return Message("system", parts, extras={SYSTEM: "top"})
@@ -138,7 +136,7 @@ def _message(item: object, index: int) -> Message:
     extras = _rest(item, _MESSAGE_KEYS, (index, ""))
     if isinstance(content, str):
         extras = _STRING_FORM if extras is EMPTY else {**extras, CONTENT: "string"}
-        parts: tuple[Part, ...] = (artifact_from_text(content),)
+        parts: tuple[Part, ...] = (Text(content),)
     elif isinstance(content, list):
         parts = tuple([_block(block, (index, f"content[{k}]")) for k, block in enumerate(content)])
     else:
@@ -160,7 +158,7 @@ def _block(block: object, where: _Where) -> Part:
 
 def _text(block: dict[object, object], where: _Where) -> Part:
     text = _required(block, "text", str, where)
-    return artifact_from_text(text, _rest(block, _TEXT_KEYS, where))
+    return Text(text, extras=_rest(block, _TEXT_KEYS, where))
 
 
 def _image(block: dict[object, object], where: _Where) -> Part:
@@ -213,7 +211,7 @@ def _tool_result(block: dict[object, object], where: _Where) -> Part:
     if "content" not in block:
         form = "absent"
     elif isinstance(content, str):
-        parts, form = (artifact_from_text(content),), "string"
+        parts, form = (Text(content),), "string"
     elif isinstance(content, list):
         index, path = where
         parts = tuple(_block(b, (index, f"{path}.content[{k}]")) for k, b in enumerate(content))

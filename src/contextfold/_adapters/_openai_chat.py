@@ -7,8 +7,8 @@ Rules:
 2. Roles map one to one; a legacy `function` message becomes a `tool` message. A `tool`
    (or `function`) message holds one ToolResult whose parts are the message content.
 3. Content: a string is one part, a list is one part per entry, `null` carries no parts.
-   `text` parts go through `artifact_from_text` (so compaction artifacts read back as
-   artifacts), plain `image_url` parts (a url and an auto/low/high/original detail) become Image,
+   `text` parts are Text (never artifacts: the engine recognises those), plain
+   `image_url` parts (a url and an auto/low/high/original detail) become Image,
    everything else (audio, files, refusals, unknown types) is Opaque, kept whole.
 4. Assistant `tool_calls` (function and custom) and legacy `function_call` become
    ToolCall parts after the content; a call without string id, name and arguments raises
@@ -35,10 +35,10 @@ from .._messages import (
     Opaque,
     Part,
     Role,
+    Text,
     ToolCall,
     ToolResult,
     ToolSpec,
-    artifact_from_text,
 )
 from ._openai_chat_layout import (
     FORM,
@@ -182,7 +182,7 @@ def _content(
     content = raw.get("content")
     if isinstance(content, str):
         mapped.append("content")
-        return (artifact_from_text(content),), False
+        return (Text(content),), False
     if isinstance(content, list) and content:
         mapped.append("content")
         return tuple(_part(part, index, f"content[{j}]") for j, part in enumerate(content)), True
@@ -207,7 +207,7 @@ def _part(raw: object, index: int, field: str) -> Part:
     if kind == "text":
         text = raw.get("text")
         if isinstance(text, str):
-            return artifact_from_text(text, freeze(leftovers(raw, ["type", "text"])))
+            return Text(text, extras=freeze(leftovers(raw, ["type", "text"])))
     elif kind == "image_url":
         image = _image(raw)
         if image is not None:

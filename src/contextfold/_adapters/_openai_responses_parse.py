@@ -8,7 +8,7 @@ Rules:
    type (web_search_call, mcp_call, item_reference, unknown ...) is one `Opaque(item)`:
    "tool" for outputs (`*_output`, mcp_approval_response), else "assistant" (the model
    produced it). Its `Message.extras` is just `{"type": ...}`.
-3. Content parts: input_text / output_text / refusal -> text via `artifact_from_text`;
+3. Content parts: input_text / output_text / refusal -> Text (never an artifact);
    input_image with an `image_url` -> Image; everything else (files, images by file_id,
    unknown types) -> Opaque. String content is one Text without extras; a typed part keeps
    its other fields (`type`, annotations, logprobs ...) in the part's extras.
@@ -39,10 +39,10 @@ from .._messages import (
     Part,
     Reasoning,
     Role,
+    Text,
     ToolCall,
     ToolResult,
     ToolSpec,
-    artifact_from_text,
 )
 
 FORMAT: Final = "openai-responses"
@@ -113,10 +113,10 @@ def _body(body: Mapping[str, object]) -> Conversation:
     if isinstance(instructions, str):
         consumed.add("instructions")
         flag = {INSTRUCTIONS: True}
-        messages.append(Message("system", (artifact_from_text(instructions),), extras=flag))
+        messages.append(Message("system", (Text(instructions),), extras=flag))
     raw = body["input"]
     if isinstance(raw, str):
-        messages.append(Message("user", (artifact_from_text(raw),), extras={INPUT_STRING: True}))
+        messages.append(Message("user", (Text(raw),), extras={INPUT_STRING: True}))
     elif isinstance(raw, list):
         messages.extend(parse_items(raw))
     else:
@@ -198,7 +198,7 @@ def _message(item: Mapping[str, object], index: int) -> Message:
     content = item.get("content")
     parts: tuple[Part, ...]
     if isinstance(content, str):
-        parts = (artifact_from_text(content),)
+        parts = (Text(content),)
     elif isinstance(content, list):
         parts = parse_parts(content, index, "content")
     else:
@@ -222,7 +222,7 @@ def _part(part: object, index: int, field: str) -> Part:
         text = part.get(key)
         if not isinstance(text, str):
             raise invalid(f"a {kind} part needs a string {key!r}", index, f"{field}.{key}")
-        return artifact_from_text(text, rest(part, (key,)))
+        return Text(text, extras=rest(part, (key,)))
     url = part.get("image_url")
     if kind == "input_image" and isinstance(url, str):
         raw_detail = part.get("detail")
@@ -256,7 +256,7 @@ def _output(item: Mapping[str, object], index: int) -> Message:
     output = item.get("output")
     parts: tuple[Part, ...]
     if isinstance(output, str):
-        parts = (artifact_from_text(output),)
+        parts = (Text(output),)
     elif isinstance(output, list):
         parts = parse_parts(output, index, "output")
     else:

@@ -9,7 +9,7 @@ Rules:
 3. Message content is a string when it is exactly one text part without a wire `type`
    (string content, or a new artifact); otherwise a list of typed parts, where new text
    parts become input_text (output_text with empty annotations for the assistant).
-   So a new `(Card, Summary)` message renders as two typed parts and parses back to both.
+   So a new `(Card, Summary)` message renders as two typed parts (two texts on reading).
 4. A tool output is a string when every part is text without a wire `type`, joined by
    OUTPUT_JOIN (a pruned `Text(head) + Marker + Text(tail)` of a string output stays a
    string); otherwise a list of typed parts.

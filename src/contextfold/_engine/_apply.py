@@ -28,6 +28,10 @@ class Archiver(Protocol):
         """Store `item`; the same content always gets the same reference."""
         ...
 
+    def holds(self, item: Message | Part | str) -> bool:
+        """Whether `item` is stored (the proof that contextfold made an artifact)."""
+        ...
+
 
 @dataclass(slots=True)
 class Applied:

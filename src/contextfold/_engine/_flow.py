@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
-from .._messages import Message, Summary
+from .._messages import Card, Message, Summary
 from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
 from .._planning._units import Unit, UnitKind, group_units, shift
@@ -27,6 +27,7 @@ from .._strategies._steps import Mask, Prune
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
+from ._artifacts import vouch
 from ._cards import card_bound, new_card
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
@@ -154,7 +155,7 @@ def _new_artifacts(
     """Fold the summary and rebuild the card; returns their placements and the card size."""
     parts = prep.parts
     summary = parts.summary
-    anchor = next((a for a, m in parts.artifacts if _has_summary(m)), BEFORE_ALL)
+    anchor = BEFORE_ALL if parts.summary_anchor is None else parts.summary_anchor
     if applied.folded:
         summary = yield from fold(
             applied,
@@ -172,17 +173,26 @@ def _new_artifacts(
     sources = list(zip(applied.folded, applied.folded_refs, strict=True))
     sources += zip(applied.dropped, applied.dropped_refs, strict=True)
     card, rules = new_card(parts.card, sources, archive, applied.refs)
+    _keep_artifacts(archive, applied.refs, (parts.card, card), (parts.summary, summary))
     joined = SHAPES[settings.format].joined_preamble
     return placements(card, summary, anchor, joined), rules
 
 
-def _has_summary(message: Message) -> bool:
-    return any(isinstance(p, Summary) for p in message.parts)
+def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _Pair) -> None:
+    """Archive the new card and summary (the proof we made them) and any old one replaced."""
+    for (old, new), kind in ((card, Card), (summary, Summary)):
+        if new is not None:
+            vouch(archive, kind(new))
+        if old is not None and old != new:
+            refs.append(archive.put(kind(old), label=f"replaced {kind.__name__.lower()}"))
+
+
+_Pair = tuple[str | None, str | None]
 
 
 def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
     """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired)."""
-    parts = split(messages)
+    parts = split(messages, archive, alternate=SHAPES[settings.format].alternate)
     n_system = len(parts.system)
     body = list(parts.system)
     origins: list[int | None] = list(range(n_system))

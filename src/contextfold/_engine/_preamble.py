@@ -1,9 +1,10 @@
 """Take compaction artifacts out of a conversation, and put new ones back in place.
 
 Rules:
-1. Reading: card and summary messages are lifted out wherever they are, remembering the
-   input index of the message that followed each (its anchor); bridges are dropped
-   (they are regenerated on writing).
+1. Reading: the card and summary messages `_artifacts` recognises (only those contextfold
+   made) are lifted out, remembering the input index of the message that followed each
+   (its anchor); recognised bridges are dropped (they are regenerated on writing);
+   everything else stays, as ordinary text of its role.
 2. Writing: the card goes right after the system prompt; the summary goes where the
    oldest folded turn was, which is right after the system prompt (and the card) unless
    protected turns, such as the user's task, came before it. Unchanged artifacts go back
@@ -20,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from .._messages import SUMMARY_HEADER, Card, Message, Summary
-from .._planning._units import is_artifact_message
+from .._messages import SUMMARY_HEADER, Card, Message, Summary, Text, artifact_kind
+from ._artifacts import Verifier, demote, recognise
 
 SUMMARY_INTRO: Final = (
     f"{SUMMARY_HEADER} Summary of earlier turns; recall a ref with contextfold_recall.\n"
@@ -39,39 +40,43 @@ class Split:
     origins: list[int | None] = field(default_factory=list)
     card: str | None = None
     summary: str | None = None
+    summary_anchor: int | None = None
+    """Anchor of the summary message as it was."""
     artifacts: list[tuple[int, Message]] = field(default_factory=list)
     """(anchor, message) for each card or summary message as it was."""
     bridges: int = 0
 
 
-def split(messages: Sequence[Message]) -> Split:
-    """System prefix, lifted artifacts and the rest (rule 1), in one pass."""
+def split(
+    messages: Sequence[Message], archive: Verifier | None = None, *, alternate: bool = False
+) -> Split:
+    """System prefix, recognised artifacts and the rest (rule 1), in one pass."""
     out = Split()
-    leading = True
-    for index, message in enumerate(messages):
-        if leading and message.role in ("system", "developer"):
-            out.system.append(message)
-            continue
-        leading = False
-        if is_artifact_message(message):
-            _lift(message, index + 1, out)
+    start = 0
+    while start < len(messages) and messages[start].role in ("system", "developer"):
+        start += 1
+    out.system = list(messages[:start])
+    tags = recognise(messages, start, archive, alternate=alternate)
+    for index in range(start, len(messages)):
+        tag = tags[index - start]
+        if tag == "bridge":
+            out.bridges += 1
+        elif tag is not None:
+            _lift(messages[index], index + 1, out)
         else:
-            out.body.append(message)
+            out.body.append(demote(messages[index]))
             out.origins.append(index)
     return out
 
 
 def _lift(message: Message, anchor: int, out: Split) -> None:
-    found = False
     for part in message.parts:
-        if isinstance(part, Card):
-            out.card, found = part.text, True
-        elif isinstance(part, Summary):
-            out.summary, found = part.text, True
-    if found:
-        out.artifacts.append((anchor, message))
-    else:
-        out.bridges += 1
+        assert isinstance(part, Text | Card | Summary)
+        if artifact_kind(part.text) == "card":
+            out.card = part.text
+        else:
+            out.summary, out.summary_anchor = part.text, anchor
+    out.artifacts.append((anchor, message))
 
 
 def summary_body(text: str | None) -> str | None:

@@ -2,8 +2,10 @@
 
 Rules:
 1. Leading system/developer messages form the SYSTEM prefix.
-2. Messages made only of a card and a summary right after the prefix form the PREAMBLE;
-   elsewhere they, and bridges (one marker describing folded turns), are BRIDGE units.
+2. Messages made only of Card and Summary parts right after the prefix form the PREAMBLE;
+   elsewhere they, and bridges (one Marker describing folded turns), are BRIDGE units.
+   These are typed parts the engine made in this process; text never makes them (the
+   engine's `_artifacts` decides what text is an artifact, before grouping).
    A message whose payload was masked to a marker is still the turn it was.
 3. A user message that carries no tool result is a USER turn.
 4. An EXCHANGE starts at an assistant message and absorbs the assistant messages that
