@@ -3,7 +3,11 @@
 Rules:
 1. The output has the input's format and shape (a list stays a list, a request body
    stays a request body with every other field untouched).
-2. A payload that fits and needs no repair comes back as the very same object.
+2. A payload that fits and needs no repair comes back as the very same object, once
+   `validate` accepts it: what the provider would reject is repaired (dangling calls,
+   stray results, reused Anthropic ids, result order) or raises InvalidConversation
+   naming the first problem; it is never returned silently. The same check guards a
+   compacted payload.
 3. Otherwise it is compacted down to the low-water mark (`low` x budget); the report's
    `tokens_after` is counted on the rendered payload, exactly what `count_tokens` says.
 4. `pins` and `droppable` are indices into the payload's message (or item) list.
@@ -15,7 +19,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ._adapters import Format, item_count, parse, render
+from ._adapters import Format, item_count, parse, render, validate
 from ._archive import Archive
 from ._engine._counting import (
     counter_name,
@@ -25,7 +29,7 @@ from ._engine._counting import (
 )
 from ._engine._drive import arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
-from ._errors import BudgetUnreachable, ConfigurationError, UnknownReference
+from ._errors import BudgetUnreachable, ConfigurationError, InvalidConversation, UnknownReference
 from ._messages import Conversation, Message, Part
 from ._policy import Policy
 from ._report import Report
@@ -114,6 +118,7 @@ def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:
 
 def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
     if not outcome.report.compacted:
+        _check_valid(job, payload, outcome, payload)
         return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)
     conversation = Conversation(
         outcome.messages,
@@ -122,6 +127,7 @@ def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
         extras=job.conversation.extras,
     )
     rendered = render(conversation, job.fmt)
+    _check_valid(job, payload, outcome, rendered)
     _, reparsed = parse(rendered, job.fmt)
     after = fixed_overhead(reparsed, job.settings.counter)
     after += sum(job.settings.counter.count(m) for m in reparsed.messages)
@@ -129,6 +135,29 @@ def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
         outcome.report, tokens_after=after, fits=after <= job.settings.budget
     )
     return CompactResult(rendered, report, job.archive, job.fmt, conversation)
+
+
+def _check_valid(job: _Job, payload: object, outcome: Outcome, out: object) -> None:
+    """Rule 2: InvalidConversation for the first problem the provider would reject."""
+    problems = validate(out, job.fmt)
+    if not problems:
+        return
+    first = problems[0]
+    index, reason = first.index, first.reason
+    if index is not None and out is not payload:
+        neutral = index + len(outcome.messages) - item_count(out)
+        origin = outcome.origins[neutral] if 0 <= neutral < len(outcome.origins) else None
+        offset = len(job.conversation.messages) - item_count(payload)
+        if origin is None:
+            index, reason = None, f"compacted message {first.index}: {reason}"
+        else:
+            index = origin - offset
+    raise InvalidConversation(
+        f"{reason} (the provider would reject this; fix the input)",
+        index=index,
+        field=first.field,
+        format=job.fmt,
+    )
 
 
 def _checked(result: CompactResult, strict: bool) -> CompactResult:

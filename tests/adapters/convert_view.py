@@ -10,10 +10,10 @@ with the user turn's content (chat moves them there).
 
 Going through Anthropic (`via="anthropic"`) also accounts for its documented changes:
 whitespace-only texts, images it cannot take and image `detail` go; later system messages
-become user text; arguments compare as JSON values, non-objects wrapped under "input";
-the final assistant text loses its trailing whitespace; call ids compare by pairing (which
-call a result answers), as Anthropic renames repeated or invalid ones (`anthropic_ids` says
-when they must come back verbatim).
+(and, in a bare list, every one) become user text; arguments compare as JSON values,
+non-objects wrapped under "input"; the final assistant text loses its trailing
+whitespace; call ids compare by pairing (which call a result answers), as Anthropic
+renames repeated or invalid ones (`anthropic_ids` says when they must come back verbatim).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def view(conversation: Conversation, via: Format) -> list[Turn]:
     """The turns `conversation` shows, as conversion through `via` keeps them."""
     anthropic = via == "anthropic"
     turns: list[Turn] = []
-    started = False
+    started = anthropic and conversation.shape == "list"  # a bare list has no system prompt
     for message in conversation.messages:
         role = _role(message, started, anthropic)
         turn = _turn(message, role, anthropic)

@@ -132,7 +132,7 @@ def test_several_text_parts_stay_several_parts() -> None:
 # --- Anthropic -----------------------------------------------------------------------------
 
 
-def test_leading_system_messages_become_the_system_field_or_system_messages() -> None:
+def test_leading_system_messages_become_the_system_field_or_user_text() -> None:
     messages = chat(
         {"role": "system", "content": "be brief"},
         {"role": "developer", "content": "use tools"},
@@ -145,9 +145,14 @@ def test_leading_system_messages_become_the_system_field_or_system_messages() ->
         "messages": [user("hi")],
     }
     assert contextfold.convert(messages, "anthropic") == [
-        {"role": "system", "content": "be brief"},
-        {"role": "system", "content": "use tools"},
-        user("hi"),
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "be brief"},
+                {"type": "text", "text": "use tools"},
+                {"type": "text", "text": "hi"},
+            ],
+        }
     ]
     assert contextfold.validate(contextfold.convert(messages, "anthropic"), "anthropic") == []
 

@@ -34,8 +34,12 @@ def test_repair_can_be_turned_off() -> None:
         {"role": "user", "content": "hi"},
         {"role": "tool", "tool_call_id": "x", "content": "?"},
     ]
-    result = cf.compact(payload, 1000, repair=False)
-    assert result.payload is payload
+    with pytest.raises(cf.InvalidConversation) as caught:  # never returned as it was
+        cf.compact(payload, 1000, repair=False)
+    assert (caught.value.index, caught.value.field) == (1, "tool_call_id")
+    fine = payload[:1]
+    result = cf.compact(fine, 1000, repair=False)
+    assert result.payload is fine
     assert result.report.repaired == ()
 
 

@@ -4,7 +4,8 @@ Rules (every problem is reported, at its wire message index and field path):
 1. Shape: a message list, or a body with a `messages` list (1 to 100,000 messages);
    `system` is a string or non-empty text blocks; tools are objects with unique names and
    custom tools have an `input_schema` object. Unknown fields are not checked.
-2. Messages: role user or assistant (or system); content a string or a list of block
+2. Messages: role user or assistant (the Messages API takes no other role in `messages`:
+   a system prompt goes in the body's `system`); content a string or a list of block
    objects, each passing the field and placement checks of `_anthropic_blocks`.
 3. Turns: the first message is from the user; user and assistant alternate; only a final
    assistant message may be empty, and it may not end with whitespace.
@@ -124,7 +125,10 @@ def _shape(item: object, index: int, final: bool, problems: list[Problem]) -> _M
         return _Msg(index, None, [])
     raw = item.get("role")
     role = raw if raw in ("user", "assistant", "system") else None
-    if role is None:
+    if raw == "system":
+        reason = "messages take only user and assistant; put system text in the body's 'system'"
+        problems.append(Problem(index, "role", reason))
+    elif role is None:
         problems.append(Problem(index, "role", f"unknown role {raw!r}; use user or assistant"))
     content = item.get("content")
     blocks = _blocks(content, index, problems)

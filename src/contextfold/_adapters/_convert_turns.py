@@ -12,9 +12,10 @@ Rules, OpenAI chat:
 2. An assistant message joins the assistant message before it when either makes tool
    calls, so every call is directly followed by its tool messages.
 Rules, Anthropic:
-3. Leading system/developer messages are the system prompt: the body's `system`, or
-   `role: system` messages at the front of a bare list (the SDK's `SystemMessageParam`).
-   A later one becomes user text in place; tool messages become user messages.
+3. Leading system/developer messages are the system prompt: the body's `system`. A bare
+   list has no place for one (the Messages API takes only user and assistant messages),
+   so there, like a later one anywhere, it becomes user text in place; tool messages
+   become user messages.
 4. Whitespace-only texts (outside tool results) and images Anthropic cannot take (data URLs
    that are not base64 jpeg/png/gif/webp) are dropped, then empty messages. Consecutive
    turns of one role are joined, tool results first. A conversation that does not start
@@ -143,21 +144,22 @@ def _chat_layout(message: Message) -> Message:
 
 def for_anthropic(items: list[Item], changes: list[Change], shape: Shape) -> list[Message]:
     """Rules 3 to 5."""
-    turns = _start_with_user(_join_turns(_anthropic_roles(items, changes)), changes)
+    turns = _start_with_user(_join_turns(_anthropic_roles(items, changes, shape)), changes)
     turns = _unique_ids(turns, changes)
     if turns and turns[-1].message.role == "assistant":
         turns[-1] = Item(turns[-1].origin, _strip_end(turns[-1], changes))
     return [_anthropic_layout(item.message, shape) for item in turns]
 
 
-def _anthropic_roles(items: list[Item], changes: list[Change]) -> list[Item]:
+def _anthropic_roles(items: list[Item], changes: list[Change], shape: Shape) -> list[Item]:
     out: list[Item] = []
     for index, message in items:
         parts = [p for p in (_anthropic_part(p, index, changes) for p in message.parts) if p]
         if not parts:
             changes.append(Change(index, "dropped", "message left empty"))
             continue
-        role = _anthropic_role(message.role, leading=not out or out[-1].message.role == "system")
+        leading = shape == "body" and (not out or out[-1].message.role == "system")
+        role = _anthropic_role(message.role, leading=leading)
         if message.role in ("system", "developer") and role == "user":
             changes.append(Change(index, "changed", f"{message.role} message sent as user text"))
         out.append(Item(index, Message(role, tuple(parts))))
@@ -298,7 +300,7 @@ def _anthropic_layout(message: Message, shape: Shape) -> Message:
     parts = tuple(_result_layout(p) for p in message.parts)
     extras: dict[str, object] = {}
     if message.role == "system":
-        extras[SYSTEM] = "message" if shape == "list" else "top"
+        extras[SYSTEM] = "top"
     if len(parts) == 1 and isinstance(parts[0], _TEXTS):
         extras[CONTENT] = "string"
     return Message(message.role, parts, extras=extras or EMPTY)

@@ -3,7 +3,8 @@
 Rules:
 1. Units are applied whole and in order; survivors keep their relative order (I2).
 2. Every payload that leaves (fold, drop) or shrinks (prune, mask) is archived first,
-   and its reference is recorded for the report (I5).
+   and its reference is recorded for the report (I5). Counts come from these actions
+   (one per marker made), never from what the text happens to contain.
 3. Folded messages are collected, with their references, for the summarizer.
 """
 
@@ -18,7 +19,7 @@ from .._planning._plan import Action, Plan
 from .._planning._units import Unit
 from .._report import SummaryInfo
 from .._tokens._protocol import TokenCounter
-from ._transform import PruneSize, count_markers, mask_message, prune_message
+from ._transform import PruneSize, mask_message, prune_message
 
 
 class Archiver(Protocol):
@@ -97,13 +98,13 @@ def _apply_one(message: Message, action: Action, tools: Tools, ref: _RefFn, out:
         case Action.KEEP:
             out.messages.append(message)
         case Action.PRUNE:
-            new = prune_message(message, ref, tools.prune, tools.counter)
-            out.pruned += count_markers(message, new)
-            out.messages.append(new)
+            made = len(out.refs)
+            out.messages.append(prune_message(message, ref, tools.prune, tools.counter))
+            out.pruned += len(out.refs) - made  # one reference per marker this step made
         case Action.MASK:
-            new = mask_message(message, ref, tools.prose_over, tools.counter)
-            out.masked += count_markers(message, new)
-            out.messages.append(new)
+            made = len(out.refs)
+            out.messages.append(mask_message(message, ref, tools.prose_over, tools.counter))
+            out.masked += len(out.refs) - made
         case Action.FOLD | Action.DROP:
             value = tools.archive.put(message)
             out.refs.append(value)

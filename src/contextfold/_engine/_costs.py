@@ -18,7 +18,7 @@ from .._planning._rules import RULES
 from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
-from ._transform import REF_TOKENS_MAX, PruneSize, count_markers, mask_message, prune_message
+from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 
 
 def resolve_prune(step: Prune, budget: int) -> PruneSize:
@@ -28,8 +28,17 @@ def resolve_prune(step: Prune, budget: int) -> PruneSize:
     return PruneSize(over, min(keep, over), step.head_share)
 
 
-def _no_ref(_: Part) -> str:
-    return ""
+class _NoRef:
+    """A reference callback for estimates: no archive, it only counts the markers made."""
+
+    __slots__ = ("made",)
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    def __call__(self, _: Part) -> str:
+        self.made += 1
+        return ""
 
 
 def protections(
@@ -103,13 +112,14 @@ def _cost(
     total = 0
     changed = False
     for message, count in zip(span, counts, strict=True):
+        ref = _NoRef()
         if prune is not None:
-            new = prune_message(message, _no_ref, prune, counter)
+            new = prune_message(message, ref, prune, counter)
         else:
-            new = mask_message(message, _no_ref, prose_over, counter)
+            new = mask_message(message, ref, prose_over, counter)
         if new is message:
             total += count
             continue
         changed = True
-        total += counter.count(new) + REF_TOKENS_MAX * count_markers(message, new)
+        total += counter.count(new) + REF_TOKENS_MAX * ref.made
     return total if changed else None

@@ -2,11 +2,16 @@
 
 Rules:
 1. A tool call with no result (a run cut off mid-call) gets a synthetic error result,
-   placed where the format expects it: its own message right after the exchange, or,
-   when results travel in user messages, inside the exchange's result message.
+   placed where the format expects it, next to the message that made the call: its own
+   message after the results that follow that message, or, when results travel in user
+   messages, inside the result message right after it (a new one if there is none).
 2. A tool result no call asked for is removed from the conversation and archived.
-3. Nothing else changes; every repair is described in a note for the report.
-4. In an agent loop the last exchange may still be waiting for its results; those calls
+3. Where results travel in user messages (Anthropic), a call id used before is renamed
+   (`id_2`, ...) together with the result that answers it, and results move before the
+   other content of their message, as the API requires.
+4. Nothing else changes; every repair is described in a note for the report. What a
+   repair cannot fix (empty content, say) is left for validation to reject.
+5. In an agent loop the last exchange may still be waiting for its results; those calls
    are left alone (`pending_tail`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
@@ -52,7 +57,7 @@ def repair(
     *,
     pending_tail: bool = False,
 ) -> Repaired:
-    """Repair dangling calls and stray results (rules 1-3).
+    """Repair dangling calls, stray results and (rule 3) reused ids and result order.
 
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
     is still waiting for their results.
@@ -61,6 +66,7 @@ def repair(
     units = list(out.units)
     if pending_tail and units and units[-1].dangling:
         units[-1] = dataclasses.replace(units[-1], dangling=())
+    used: set[str] = set()
     for unit in units:
         if unit.kind is UnitKind.ORPHAN:
             ref = archive(messages[unit.start])
@@ -68,35 +74,57 @@ def repair(
                 f"message {origins[unit.start]}: removed a tool result with no call ({ref})"
             )
         elif unit.kind is UnitKind.EXCHANGE:
-            _exchange(messages, origins, unit, shape=shape, archive=archive, out=out)
+            window = slice(unit.start, unit.stop)
+            span = list(zip(messages[window], origins[window], strict=True))
+            if shape.results_in_user:
+                span = _unique_ids(span, used, out.notes)
+            _exchange(span, bool(unit.dangling), shape=shape, archive=archive, out=out)
         else:
             for i in range(unit.start, unit.stop):
                 out.add(messages[i], origins[i])
     return out
 
 
+_Span = list[tuple[Message, int | None]]
+
+
 def _exchange(
-    messages: Sequence[Message],
-    origins: Sequence[int | None],
-    unit: Unit,
+    span: _Span,
+    dangling: bool,
     *,
     shape: Shape,
     archive: Callable[[Message | Part | str], str],
     out: Repaired,
 ) -> None:
-    calls: Counter[str] = Counter(
-        p.id for m in messages[unit.start : unit.stop] for p in m.parts if isinstance(p, ToolCall)
-    )
-    last_carrier: int | None = None
-    for i in range(unit.start, unit.stop):
-        message = _drop_strays(messages[i], calls, origins[i], archive, out)
-        if message is None:
-            continue
-        if carries_results(message):
-            last_carrier = len(out.messages)
-        out.add(message, origins[i])
-    if unit.dangling:
-        _answer(unit.dangling, origins[unit.start], shape, last_carrier, out)
+    calls: Counter[str] = Counter(p.id for m, _ in span for p in m.parts if isinstance(p, ToolCall))
+    kept: _Span = []
+    for message, origin in span:
+        fixed = _drop_strays(message, calls, origin, archive, out)
+        if fixed is not None:
+            if shape.results_in_user:
+                fixed = _results_first(fixed, origin, out.notes)
+            kept.append((fixed, origin))
+    owed = _owed(kept) if dangling else {}
+    for k, call_ids in sorted(owed.items(), reverse=True):
+        _answer(kept, k, call_ids, shape, out.notes)
+    for message, origin in kept:
+        out.add(message, origin)
+
+
+def _owed(kept: _Span) -> dict[int, list[str]]:
+    """Calls no result answers, by the position of the message that made them."""
+    pending: list[tuple[str, int]] = []
+    for k, (message, _) in enumerate(kept):
+        if message.role == "assistant":
+            pending.extend((p.id, k) for p in message.parts if isinstance(p, ToolCall))
+        for result in (p for p in message.parts if isinstance(p, ToolResult)):
+            at = next((j for j, (c, _) in enumerate(pending) if c == result.call_id), None)
+            if at is not None:
+                del pending[at]
+    owed: dict[int, list[str]] = {}
+    for call_id, k in pending:
+        owed.setdefault(k, []).append(call_id)
+    return owed
 
 
 def _drop_strays(
@@ -124,32 +152,79 @@ def _drop_strays(
     return dataclasses.replace(message, parts=tuple(kept)) if kept else None
 
 
-def _answer(
-    dangling: tuple[str, ...],
-    origin: int | None,
-    shape: Shape,
-    last_carrier: int | None,
-    out: Repaired,
-) -> None:
+def _answer(kept: _Span, k: int, call_ids: list[str], shape: Shape, notes: list[str]) -> None:
+    """Put error results for `call_ids` (made by kept[k]) where the format wants them."""
+    origin = kept[k][1]
     results = tuple(
-        ToolResult(call_id, (Text(MISSING_RESULT),), is_error=True) for call_id in dangling
+        ToolResult(call_id, (Text(MISSING_RESULT),), is_error=True) for call_id in call_ids
     )
-    for call_id in dangling:
-        out.notes.append(f"message {origin}: added an error result for unanswered call {call_id!r}")
+    for call_id in call_ids:
+        notes.append(f"message {origin}: added an error result for unanswered call {call_id!r}")
+    after = k + 1
     if shape.results_in_user:
-        if last_carrier is not None:
-            carrier = out.messages[last_carrier]
-            out.messages[last_carrier] = dataclasses.replace(
-                carrier, parts=_after_results(carrier.parts, results)
-            )
+        if after < len(kept) and carries_results(kept[after][0]):
+            carrier, at = kept[after]
+            kept[after] = (dataclasses.replace(carrier, parts=_after_results(carrier, results)), at)
         else:
-            out.add(Message("user", results), None)
+            kept.insert(after, (Message("user", results), None))
         return
-    for result in results:
-        out.add(Message("tool", (result,)), None)
+    while after < len(kept) and carries_results(kept[after][0]):
+        after += 1
+    for offset, result in enumerate(results):
+        kept.insert(after + offset, (Message("tool", (result,)), None))
 
 
-def _after_results(parts: tuple[Part, ...], results: tuple[ToolResult, ...]) -> tuple[Part, ...]:
+def _after_results(message: Message, results: tuple[ToolResult, ...]) -> tuple[Part, ...]:
     """Insert `results` after the existing results, before any other content."""
+    parts = message.parts
     last = max((i for i, p in enumerate(parts) if isinstance(p, ToolResult)), default=-1)
     return (*parts[: last + 1], *results, *parts[last + 1 :])
+
+
+def _results_first(message: Message, origin: int | None, notes: list[str]) -> Message:
+    """Rule 3: tool results before the other content of a user message."""
+    parts = message.parts
+    first_other = next((i for i, p in enumerate(parts) if not isinstance(p, ToolResult)), None)
+    if first_other is None or not any(isinstance(p, ToolResult) for p in parts[first_other:]):
+        return message
+    notes.append(f"message {origin}: moved tool results before the other content")
+    results = tuple(p for p in parts if isinstance(p, ToolResult))
+    return dataclasses.replace(
+        message, parts=results + tuple(p for p in parts if not isinstance(p, ToolResult))
+    )
+
+
+def _unique_ids(span: _Span, used: set[str], notes: list[str]) -> _Span:
+    """Rule 3: a call id used before is renamed, and so is the result answering it."""
+    names: dict[str, list[str]] = {}
+    """Per original id, the name of each of its calls in order (results follow in order)."""
+    out: _Span = []
+    for message, origin in span:
+        parts = tuple(_fresh(p, used, names, origin, notes) for p in message.parts)
+        parts = tuple(_follow(p, names) for p in parts)
+        changed = any(a is not b for a, b in zip(parts, message.parts, strict=True))
+        out.append((dataclasses.replace(message, parts=parts) if changed else message, origin))
+    return out
+
+
+def _fresh(
+    part: Part, used: set[str], names: dict[str, list[str]], origin: int | None, notes: list[str]
+) -> Part:
+    if not isinstance(part, ToolCall):
+        return part
+    fresh, n = part.id, 2
+    while fresh in used:
+        fresh, n = f"{part.id}_{n}", n + 1
+    used.add(fresh)
+    names.setdefault(part.id, []).append(fresh)
+    if fresh == part.id:
+        return part
+    notes.append(f"message {origin}: renamed reused tool call id {part.id!r} to {fresh!r}")
+    return dataclasses.replace(part, id=fresh)
+
+
+def _follow(part: Part, names: dict[str, list[str]]) -> Part:
+    if not isinstance(part, ToolResult) or not names.get(part.call_id):
+        return part
+    fresh = names[part.call_id].pop(0)
+    return part if fresh == part.call_id else dataclasses.replace(part, call_id=fresh)

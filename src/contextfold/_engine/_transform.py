@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import Image, Marker, Message, Part, Text, ToolResult, message_text
+from .._messages import Image, Marker, Message, Part, Text, ToolResult
 from .._tokens._protocol import TokenCounter
 
 Ref = Callable[[Part], str]
@@ -49,8 +49,8 @@ def marker(ref: str, what: str) -> Marker:
 
 
 def _chars(parts: tuple[Part, ...]) -> int:
-    """Characters of real payload: text, not markers."""
-    return sum(len(p.text) for p in parts if isinstance(p, Text))
+    """Characters of payload text (a marker is text too: its size is what it costs)."""
+    return sum(len(p.text) for p in parts if isinstance(p, Text | Marker))
 
 
 def mask_message(message: Message, ref: Ref, prose_over: int, counter: TokenCounter) -> Message:
@@ -99,11 +99,6 @@ def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
     return counter.count(Message("assistant", (part,))) > limit
 
 
-def count_markers(original: Message, changed: Message) -> int:
-    """How many markers `changed` shows that `original` did not (with or without a ref)."""
-    return message_text(changed).count("[cf:") - message_text(original).count("[cf:")
-
-
 def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
     """`message` with every tool result over `size.over` tokens cut to `size.keep` (rule 2)."""
     parts = tuple(
@@ -123,7 +118,7 @@ def result_tokens(result: ToolResult, counter: TokenCounter) -> int:
 def _prune_result(
     result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
 ) -> ToolResult:
-    text = "".join(p.text for p in result.parts if isinstance(p, Text))
+    text = "".join(p.text for p in result.parts if isinstance(p, Text | Marker))
     if len(text) <= size.over:
         return result
     tokens = result_tokens(result, counter)
@@ -137,7 +132,7 @@ def _prune_result(
     images = "".join(
         "\n" + marker(ref(p), "image masked").text for p in result.parts if isinstance(p, Image)
     )
-    others = tuple(p for p in result.parts if not isinstance(p, Text | Image))
+    others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return dataclasses.replace(result, parts=parts)
 
