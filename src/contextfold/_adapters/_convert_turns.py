@@ -98,6 +98,8 @@ def for_chat(items: list[Item], changes: list[Change], shape: Shape) -> list[Mes
     """Rules 1 and 2."""
     out: list[Item] = []
     pending: list[Part] = []
+    joins: dict[int, list[Message]] = {}
+    """Messages joined into out[k], gathered so each join happens once (linear)."""
     for item in items:
         results = tool_results(item.message)
         if results:
@@ -111,12 +113,14 @@ def for_chat(items: list[Item], changes: list[Change], shape: Shape) -> list[Mes
             pending.extend(p for p in item.message.parts if not isinstance(p, ToolResult))
             continue
         _flush(out, pending, item.origin)
-        previous = out[-1].message if out else None
-        if previous is not None and _calls_join(previous, item.message):
-            out[-1] = Item(out[-1].origin, _joined(previous, item.message))
+        k = len(out) - 1
+        if out and _calls_join([out[k].message, *joins.get(k, ())], item.message):
+            joins.setdefault(k, []).append(item.message)
         else:
             out.append(item)
     _flush(out, pending, out[-1].origin if out else 0)
+    for k, more in joins.items():
+        out[k] = Item(out[k].origin, _joined([out[k].message, *more]))
     return [_chat_layout(item.message) for item in out]
 
 
@@ -126,9 +130,10 @@ def _flush(out: list[Item], pending: list[Part], index: int) -> None:
         pending.clear()
 
 
-def _calls_join(previous: Message, message: Message) -> bool:
-    both = previous.role == message.role == "assistant"
-    return both and bool(tool_calls(previous) or tool_calls(message))
+def _calls_join(previous: list[Message], message: Message) -> bool:
+    """Whether `message` joins the assistant message made of `previous` (rule 2)."""
+    both = previous[0].role == message.role == "assistant"
+    return both and (bool(tool_calls(message)) or any(tool_calls(m) for m in previous))
 
 
 def _chat_layout(message: Message) -> Message:
@@ -212,24 +217,28 @@ def _no_constant(name: str) -> object:
 
 
 def _join_turns(items: list[Item]) -> list[Item]:
-    out: list[Item] = []
+    """Consecutive turns of one role as one message, each run joined once (linear)."""
+    runs: list[list[Item]] = []
     for item in items:
-        previous = out[-1].message if out else None
-        if previous is not None and previous.role == item.message.role != "system":
-            out[-1] = Item(out[-1].origin, _joined(previous, item.message))
+        role = item.message.role
+        if runs and runs[-1][0].message.role == role != "system":
+            runs[-1].append(item)
         else:
-            out.append(item)
-    return out
+            runs.append([item])
+    return [
+        run[0] if len(run) == 1 else Item(run[0].origin, _joined([i.message for i in run]))
+        for run in runs
+    ]
 
 
-def _joined(first: Message, second: Message) -> Message:
-    """One message with the parts of both; in a user turn, tool results first."""
-    parts = first.parts + second.parts
-    if first.role == "user":
-        parts = tuple(tool_results(Message("user", parts))) + tuple(
+def _joined(messages: list[Message]) -> Message:
+    """One message with the parts of all, in order; in a user turn, tool results first."""
+    parts = tuple(p for m in messages for p in m.parts)
+    if messages[0].role == "user":
+        parts = tuple(p for p in parts if isinstance(p, ToolResult)) + tuple(
             p for p in parts if not isinstance(p, ToolResult)
         )
-    return Message(first.role, parts)
+    return Message(messages[0].role, parts)
 
 
 def _start_with_user(items: list[Item], changes: list[Change]) -> list[Item]:
