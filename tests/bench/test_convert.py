@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from bench import convert
-
 import contextfold as cf
+from bench import convert
 
 
 def test_shapes_are_valid_chat() -> None:
