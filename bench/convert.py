@@ -64,6 +64,10 @@ SHAPES: dict[str, Callable[[int], list[dict[str, object]]]] = {
 }
 
 
+def _convert(payload: list[dict[str, object]], target: str) -> Callable[[], object]:
+    return lambda: cf.convert(payload, target)
+
+
 def _langchain(payload: list[dict[str, object]]) -> Callable[[], object]:
     from langchain_core.messages import convert_to_messages
 
@@ -78,8 +82,8 @@ def measure(sizes: tuple[int, ...], rounds: int) -> list[list[object]]:
         for n in sizes:
             payload = make(n)
             systems: dict[str, Callable[[], object]] = {
-                "anthropic": lambda p=payload: cf.convert(p, "anthropic"),
-                "openai-responses": lambda p=payload: cf.convert(p, "openai-responses"),
+                "anthropic": _convert(payload, "anthropic"),
+                "openai-responses": _convert(payload, "openai-responses"),
                 "langchain": _langchain(payload),
             }
             gc.collect()
@@ -135,7 +139,8 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--sizes", help="comma-separated sizes, e.g. 2000,8000")
     args = parser.parse_args()
-    sizes, rounds = (QUICK_SIZES, 2) if args.quick else (SIZES, ROUNDS)
+    sizes: tuple[int, ...] = QUICK_SIZES if args.quick else SIZES
+    rounds = 2 if args.quick else ROUNDS
     if args.sizes:
         sizes = tuple(int(s) for s in args.sizes.split(","))
     text = section(measure(sizes, rounds), args.quick)
