@@ -107,6 +107,10 @@ def _job(
     )
 
 
+def _deadline(job: _Job) -> float:
+    return job.settings.policy.deadline
+
+
 def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:
     out = set()
     for index in indices:
@@ -201,7 +205,7 @@ def compact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
-    return _checked(_finish(job, payload, run(flow, job.summarizer)), strict)
+    return _checked(_finish(job, payload, run(flow, job.summarizer, _deadline(job))), strict)
 
 
 async def acompact(
@@ -234,4 +238,5 @@ async def acompact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
-    return _checked(_finish(job, payload, await arun(flow, job.summarizer)), strict)
+    outcome = await arun(flow, job.summarizer, _deadline(job))
+    return _checked(_finish(job, payload, outcome), strict)

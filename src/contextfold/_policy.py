@@ -10,6 +10,8 @@ Rules:
    are pruned before anything else (the agent loop only).
 4. `keep_last` newest units (a turn with all its tool results is one unit) stay verbatim,
    as do the system prompt, pins and the latest user turn.
+5. `deadline` bounds the seconds one compaction waits for its summaries; after it the
+   embedded ledger writes them (the drivers keep the clock, the planner never reads one).
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ class Policy:
     protect_latest_user: bool = True
     repair: bool = True
     """Repair dangling tool calls and stray results instead of rejecting the input."""
+    deadline: float = 20.0
+    """Seconds one compaction may wait for its summaries before the ledger writes them."""
 
     def __post_init__(self) -> None:
-        for name in ("high", "low", "prune_at", "tail_share", "keep_last"):
+        for name in ("high", "low", "prune_at", "tail_share", "keep_last", "deadline"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ConfigurationError(f"{name} must be a number, got {value!r}")
@@ -49,6 +53,8 @@ class Policy:
             raise ConfigurationError(f"prune_at must be in (0, 1], got {self.prune_at}")
         if self.keep_last < 0:
             raise ConfigurationError(f"keep_last must be >= 0, got {self.keep_last}")
+        if not self.deadline > 0:
+            raise ConfigurationError(f"deadline must be positive (seconds), got {self.deadline}")
         if not 0.0 <= self.tail_share <= 1.0:
             raise ConfigurationError(f"tail_share must be in [0, 1], got {self.tail_share}")
         if not isinstance(self.steps, Chain):

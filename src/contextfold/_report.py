@@ -56,6 +56,9 @@ class Report:
     summaries: tuple[SummaryInfo, ...] = ()
     card_rules: int = 0
     """Rules carried in the constraint card."""
+    warnings: tuple[str, ...] = ()
+    """What did not go as configured but was handled: a summarizer past the deadline
+    (the ledger wrote its summary), an archive that had to be recreated or kept in memory."""
     protected_tokens: int = 0
     """Tokens compaction may not remove: system prompt, pins, the latest user turn, the
     newest turns, the constraint card, fixed overhead and, where turns must alternate, one
@@ -78,6 +81,7 @@ class Report:
         data["repaired"] = list(self.repaired)
         data["refs"] = list(self.refs)
         data["summaries"] = [dataclasses.asdict(s) for s in self.summaries]
+        data["warnings"] = list(self.warnings)
         data["actions"] = dict(self.actions)
         return data
 

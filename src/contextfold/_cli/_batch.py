@@ -47,6 +47,7 @@ from ._options import (
     BaseUrlOption,
     Budget,
     CacheOption,
+    DeadlineOption,
     FallbackOption,
     FormatName,
     FormatOption,
@@ -121,6 +122,7 @@ def batch(
     format: FormatOption = FormatName.auto,
     high: HighOption = None,
     low: LowOption = None,
+    deadline: DeadlineOption = None,
     strict: StrictOption = False,
     archive: ArchiveOption = None,
     jobs: JobsOption = 0,
@@ -136,7 +138,9 @@ def batch(
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
     with reporting(name):
-        settings = Settings(budget, model, format.option(), policy(high, low), choice, archive)
+        settings = Settings(
+            budget, model, format.option(), policy(high, low, deadline), choice, archive
+        )
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line
         total = _count_lines(source)
         with _reader(source) as lines, _writer(target) as sink:

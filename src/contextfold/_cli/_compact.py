@@ -23,6 +23,7 @@ from ._options import (
     BaseUrlOption,
     BudgetOption,
     CacheOption,
+    DeadlineOption,
     FallbackOption,
     FormatName,
     FormatOption,
@@ -72,6 +73,7 @@ def compact(
     format: FormatOption = FormatName.auto,
     high: HighOption = None,
     low: LowOption = None,
+    deadline: DeadlineOption = None,
     pin: PinOption = None,
     strict: StrictOption = False,
     report: ReportOption = None,
@@ -87,7 +89,7 @@ def compact(
     choice.check()
     name = display_name(file)
     with reporting(name):
-        rules = policy(high, low)
+        rules = policy(high, low, deadline)
         chosen = choice.build()
         payload = load_json(read_bytes(file))
         store = cf.Archive(cf.SqliteStore(archive)) if archive else cf.Archive()
@@ -125,6 +127,7 @@ def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | 
     if not report.fits:
         lines.append(report.reason)
     lines += [f"repaired {fix}" for fix in report.repaired]
+    lines += [f"warning: {warning}" for warning in report.warnings]
     if report.summaries:
         lines.append(_writers(report, spec))
     if report.refs:

@@ -185,7 +185,20 @@ CacheOption = Annotated[
 ]
 
 
-def policy(high: float | None, low: float | None) -> Policy:
-    """The default policy with the water marks given on the command line."""
-    given = {"high": high, "low": low}
+DeadlineOption = Annotated[
+    float | None,
+    typer.Option(
+        "--deadline",
+        min=0.001,
+        metavar="SECONDS",
+        help="Longest wait for the summarizer per compaction; then the ledger writes the "
+        "summary (default 20).",
+        rich_help_panel=SUMMARIZER_PANEL,
+    ),
+]
+
+
+def policy(high: float | None, low: float | None, deadline: float | None = None) -> Policy:
+    """The default policy with the water marks and deadline given on the command line."""
+    given = {"high": high, "low": low, "deadline": deadline}
     return Policy().replace(**{name: value for name, value in given.items() if value is not None})
