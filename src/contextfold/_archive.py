@@ -98,6 +98,12 @@ class Archive:
             "the archive is probably corrupt"
         )
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Storage faults the store degraded around (an SQLite file deleted, say)."""
+        found = getattr(self._store, "warnings", ())
+        return tuple(w for w in found if isinstance(w, str)) if isinstance(found, list) else ()
+
     def holds(self, item: Archivable) -> bool:
         """Whether this archive stores `item` (the same content under its reference)."""
         kind, data = _classify(item)

@@ -205,7 +205,10 @@ def compact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
-    return _checked(_finish(job, payload, run(flow, job.summarizer, _deadline(job))), strict)
+    return _checked(
+        _finish(job, payload, run(flow, job.summarizer, _deadline(job), archive=job.archive)),
+        strict,
+    )
 
 
 async def acompact(
@@ -238,5 +241,5 @@ async def acompact(
         options=options,
     )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
-    outcome = await arun(flow, job.summarizer, _deadline(job))
+    outcome = await arun(flow, job.summarizer, _deadline(job), archive=job.archive)
     return _checked(_finish(job, payload, outcome), strict)

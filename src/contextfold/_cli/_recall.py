@@ -36,7 +36,7 @@ JsonOption = Annotated[
 def recall(ref: RefArgument, archive: ArchiveOption, *, json: JsonOption = False) -> None:
     """Print the original payload that compaction replaced with a marker."""
     wanted = _reference(ref)
-    with reporting(archive), cf.Archive(cf.SqliteStore(archive, create=False)) as store:
+    with reporting(archive), cf.Archive(cf.SqliteStore(archive, readonly=True)) as store:
         if wanted not in store:
             fail(f"{archive}: no archived payload under reference {wanted!r}")
         entry = store.entry(wanted)

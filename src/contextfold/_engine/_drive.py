@@ -12,6 +12,7 @@ Rules:
    a daemon thread that is waited on until the deadline, so a server that accepts the
    request and never answers cannot hold the turn (nor, being a daemon, the process's
    exit); an async one is awaited with a timeout and cancelled.
+5. Storage warnings the archive raised during the compaction join the report's warnings.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Generator
-from typing import Final
+from typing import Final, Protocol
 
 from .._summarizers._ledger import LedgerSummarizer
 from .._summarizers._protocol import Summarizer, SummaryRequest, SummaryResult
@@ -33,16 +34,29 @@ Clock = Callable[[], float]
 NO_DEADLINE: Final = float("inf")
 
 
+class Warner(Protocol):
+    """An archive that reports storage faults it degraded around (Archive has it)."""
+
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+
 class _Budget:
     """The time left for one compaction's summaries, and what happened when it ran out."""
 
-    __slots__ = ("_clock", "_end", "deadline", "warnings")
+    __slots__ = ("_archive", "_clock", "_end", "_seen", "deadline", "warnings")
 
-    def __init__(self, deadline: float, clock: Clock) -> None:
+    def __init__(self, deadline: float, clock: Clock, archive: Warner | None) -> None:
         self._clock = clock
         self._end = clock() + deadline
+        self._archive = archive
+        self._seen = len(archive.warnings) if archive is not None else 0
         self.deadline = deadline
         self.warnings: list[str] = []
+
+    def storage(self) -> list[str]:
+        """Storage warnings the archive raised during this compaction."""
+        return [] if self._archive is None else list(self._archive.warnings[self._seen :])
 
     def left(self) -> float:
         return self._end - self._clock()
@@ -60,9 +74,10 @@ class _Budget:
 
 
 def _finish(outcome: Outcome, budget: _Budget) -> Outcome:
-    if not budget.warnings:
+    new = budget.warnings + budget.storage()
+    if not new:
         return outcome
-    warnings = outcome.report.warnings + tuple(budget.warnings)
+    warnings = outcome.report.warnings + tuple(new)
     report = dataclasses.replace(outcome.report, warnings=warnings)
     return dataclasses.replace(outcome, report=report)
 
@@ -72,9 +87,10 @@ def run(
     summarizer: Summarizer,
     deadline: float = NO_DEADLINE,
     clock: Clock = time.monotonic,
+    archive: Warner | None = None,
 ) -> Outcome:
     """Drive `flow` to its outcome with a sync summarizer, within `deadline` seconds."""
-    budget = _Budget(deadline, clock)
+    budget = _Budget(deadline, clock, archive)
     try:
         request = next(flow)
         while True:
@@ -89,9 +105,10 @@ async def arun(
     summarizer: Summarizer,
     deadline: float = NO_DEADLINE,
     clock: Clock = time.monotonic,
+    archive: Warner | None = None,
 ) -> Outcome:
     """Drive `flow`, awaiting `asummarize` when the summarizer has it, within `deadline`."""
-    budget = _Budget(deadline, clock)
+    budget = _Budget(deadline, clock, archive)
     try:
         request = next(flow)
         while True:

@@ -12,13 +12,23 @@ Rules:
    write-once put, even between processes.
 4. Every sqlite3 error becomes an ArchiveError naming the file. A corrupt or foreign file
    fails when the store opens; later damage fails at the read that meets it.
+5. Storage faults degrade, they do not end a turn. Before each write the store checks that
+   its path still names the file it opened; when the file was deleted or replaced (writes
+   would go to an unlinked file and vanish), or a write fails, it copies every entry it
+   can still read into a new file at the same path, or, when that cannot be made, into
+   memory (`:memory:`), and goes on. What happened is kept in `warnings` (the archive
+   passes it to the report); entries that could not be read back are named there.
+6. `readonly=True` (recall only) opens the file read-only and never writes, not even the
+   journal mode, so an archive in a read-only directory can be read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
@@ -38,47 +48,83 @@ _CREATE: Final = (
 _PUT: Final = f"INSERT OR IGNORE INTO {_ENTRIES} (ref, data) VALUES (?, ?)"
 _GET: Final = f"SELECT data FROM {_ENTRIES} WHERE ref = ?"
 _REFS: Final = f"SELECT ref FROM {_ENTRIES} ORDER BY seq"
+_ALL: Final = f"SELECT ref, data FROM {_ENTRIES} ORDER BY seq"
 
 
 class SqliteStore:
     """Archive entries in an SQLite file (or `:memory:`), safe across threads and processes."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 30.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        readonly: bool = False,
+        timeout: float = 30.0,
     ) -> None:
         """Open (or, with `create`, make) the archive at `path`; ArchiveError if unusable."""
         self.path = os.fspath(path)
         """The database file, or `:memory:`."""
+        self.readonly = readonly
+        self.warnings: list[str] = []
+        """Storage faults this store degraded around (rule 5), oldest first."""
         self._lock = threading.Lock()
         self._closed = True
+        self._timeout = timeout
         in_memory = self.path == ":memory:"
-        if not create and not in_memory and not os.path.exists(self.path):
+        if (readonly or not create) and not in_memory and not os.path.exists(self.path):
             raise ArchiveError(f"no archive at {self.path!r}: the file does not exist")
-        with self._errors("open"):
-            conn = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
-        try:
-            with self._errors("open"):
-                _prepare(conn, self.path, create=create)
-                if not in_memory:
-                    _use_wal(conn)
-        except ArchiveError:
-            conn.close()
-            raise
-        self._conn = conn
+        self._conn = _open(self.path, timeout, create=create and not readonly, readonly=readonly)
+        self._identity = _identity(self.path)
         self._closed = False
 
     def put(self, ref: str, data: str) -> str:
         """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
-        with self._lock, self._errors("write to"):
-            conn = self._connection()
-            conn.execute(_PUT, (ref, data))
-            row = conn.execute(_GET, (ref,)).fetchone()
+        if self.readonly:
+            raise ArchiveError(f"the SQLite archive {self.path!r} is open read-only")
+        with self._lock:
+            self._connection()
+            if self._identity is not None and _identity(self.path) != self._identity:
+                self._degrade("was deleted or replaced while in use")
+            try:
+                row = self._write(ref, data)
+            except ArchiveError as exc:
+                self._degrade(f"failed a write ({exc})")
+                row = self._write(ref, data)
         held = None if row is None else row[0]
         if not isinstance(held, str):
             raise ArchiveError(f"{self.path!r}: entry {ref} was not stored as text")
         return held
+
+    def _write(self, ref: str, data: str) -> tuple[object, ...] | None:
+        with self._errors("write to"):
+            conn = self._connection()
+            conn.execute(_PUT, (ref, data))
+            row: tuple[object, ...] | None = conn.execute(_GET, (ref,)).fetchone()
+            return row
+
+    def _degrade(self, what: str) -> None:
+        """Rule 5: carry every readable entry to a new file at the path, else to memory."""
+        old = self._conn
+        rows: list[tuple[str, str]] = []
+        with contextlib.suppress(sqlite3.Error):
+            rows = [(str(r), str(d)) for r, d in old.execute(_ALL).fetchall()]
+        with contextlib.suppress(sqlite3.Error):
+            old.close()
+        try:
+            conn = _open(self.path, self._timeout, create=True, readonly=False)
+            where = f"recreated at {self.path!r}"
+        except ArchiveError:
+            conn = _open(":memory:", self._timeout, create=True, readonly=False)
+            where = "kept in memory from now on (they end with this process)"
+        with self._errors("copy to"):
+            conn.executemany(_PUT, rows)
+        self._conn = conn
+        self._identity = _identity(self.path) if where.startswith("recreated") else None
+        lost = "" if rows else "; earlier entries could not be read back and are lost"
+        self.warnings.append(
+            f"the SQLite archive {self.path!r} {what}; its {len(rows)} entries were {where}{lost}"
+        )
 
     def get(self, ref: str) -> str | None:
         """The text stored under `ref`, or None."""
@@ -128,6 +174,62 @@ class SqliteStore:
             ) from exc
         except UnicodeEncodeError as exc:
             raise ArchiveError(f"cannot {action} the SQLite archive {self.path!r}: {exc}") from exc
+
+
+def _open(path: str, timeout: float, *, create: bool, readonly: bool) -> sqlite3.Connection:
+    """A checked connection to the archive at `path` (rule 1), read-only if asked (rule 6)."""
+    in_memory = path == ":memory:"
+    try:
+        if readonly and not in_memory:
+            conn = _open_readonly(path, timeout)
+        else:
+            conn = sqlite3.connect(
+                path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+    except sqlite3.Error as exc:
+        raise ArchiveError(f"cannot open the SQLite archive {path!r}: {exc}{_hint(exc)}") from exc
+    try:
+        _prepare(conn, path, create=create)
+        if not in_memory and not readonly:
+            _use_wal(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise ArchiveError(f"cannot open the SQLite archive {path!r}: {exc}{_hint(exc)}") from exc
+    except ArchiveError:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
+    """Read-only; `immutable` when even the WAL index cannot be made (read-only folder)."""
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    conn = sqlite3.connect(
+        uri + "?mode=ro", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+    try:
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(
+        uri + "?mode=ro&immutable=1",
+        uri=True,
+        timeout=timeout,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None for `:memory:` or a missing file."""
+    if path == ":memory:":
+        return None
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return stat.st_dev, stat.st_ino
 
 
 def _hint(exc: sqlite3.Error) -> str:
