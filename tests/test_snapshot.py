@@ -1,18 +1,32 @@
-"""Snapshots are plain JSON; broken ones are rejected naming the field."""
+"""Snapshots: plain JSON with a version, the policy and the archive's place; checked on
+restore (a broken or changed one raises a typed error); a restore continues with the same
+views (issue 12, fault 12)."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import ContextManager
+from contextfold._snapshot import _checksum
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coding-session.openai-chat.json"
 
 
-def _manager(archive: cf.Archive | None = None) -> ContextManager:
-    manager = ContextManager(1500, "gpt-4o", archive=archive)
+def _session() -> list[object]:
+    messages = json.loads(EXAMPLE.read_text(encoding="utf-8"))["messages"]
+    assert isinstance(messages, list)
+    return messages
+
+
+def _manager(archive: cf.Archive | None = None, policy: cf.Policy | None = None) -> ContextManager:
+    manager = ContextManager(1500, "gpt-4o", archive=archive, policy=policy)
     manager.add({"role": "user", "content": "Summarize the logs."})
     for i in range(12):
         call = {"id": f"c{i}", "type": "function", "function": {"name": "cat", "arguments": "{}"}}
@@ -22,23 +36,82 @@ def _manager(archive: cf.Archive | None = None) -> ContextManager:
     return manager
 
 
-def test_snapshot_is_json_and_carries_the_memory_archive() -> None:
-    manager = _manager()
+def _json(manager: ContextManager) -> dict[str, object]:
     snapshot = json.loads(json.dumps(manager.snapshot()))
-    assert isinstance(snapshot["archive"], dict)
-    assert snapshot["archive"]
+    assert isinstance(snapshot, dict)
+    return snapshot
+
+
+def _resealed(snapshot: dict[str, object]) -> dict[str, object]:
+    """A changed snapshot with a matching checksum: the field checks must still catch it."""
+    return {**snapshot, "checksum": _checksum(snapshot)}
+
+
+def test_snapshot_carries_version_policy_and_the_memory_archive() -> None:
+    policy = cf.Policy(low=0.4, deadline=3.0, steps=cf.chain(cf.mask(), cf.drop()))
+    manager = _manager(policy=policy)
+    snapshot = _json(manager)
+    assert snapshot["version"] == 2
+    archive = snapshot["archive"]
+    assert isinstance(archive, dict)
+    assert archive["kind"] == "memory"
+    assert archive["entries"]
     restored = ContextManager.restore(snapshot)
+    assert restored.policy == policy
     assert restored.view() == manager.view()
     assert restored.messages() == manager.messages()
 
 
-def test_sqlite_archive_is_passed_back_not_copied(tmp_path: Path) -> None:
-    with cf.Archive(cf.SqliteStore(tmp_path / "a.db")) as archive:
-        manager = _manager(archive)
-        snapshot = json.loads(json.dumps(manager.snapshot()))
-        assert snapshot["archive"] is None
-        restored = ContextManager.restore(snapshot, archive=archive)
-        assert restored.view() == manager.view()
+def test_sqlite_archive_is_found_again_by_its_path(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    manager = _manager(cf.Archive(cf.SqliteStore(path)))
+    snapshot = _json(manager)
+    assert snapshot["archive"] == {"kind": "sqlite", "path": str(path)}
+    manager.archive.close()
+    restored = ContextManager.restore(snapshot)  # no archive= needed
+    assert restored.view() == manager.view()
+    refs = manager.last_report.refs if manager.last_report else ()
+    assert refs
+    for ref in refs:
+        restored.recall(ref)
+    restored.archive.close()
+    os.remove(path)
+    with pytest.raises(cf.ArchiveError):
+        ContextManager.restore(snapshot)
+
+
+class _Elsewhere(cf.MemoryStore):
+    """A store contextfold cannot reopen by itself (a Redis store, say)."""
+
+    def __repr__(self) -> str:
+        return "Elsewhere()"
+
+
+def test_other_stores_must_be_passed_back() -> None:
+    archive = cf.Archive(_Elsewhere())
+    manager = _manager(archive)
+    snapshot = _json(manager)
+    assert snapshot["archive"] == {"kind": "external", "store": "Elsewhere()"}
+    with pytest.raises(cf.ConfigurationError):
+        ContextManager.restore(snapshot)
+    assert ContextManager.restore(snapshot, archive=archive).view() == manager.view()
+
+
+def test_the_wrong_archive_is_refused() -> None:
+    snapshot = _json(_manager())
+    with pytest.raises(cf.ArchiveError):
+        ContextManager.restore(snapshot, archive=cf.Archive())
+
+
+def test_a_changed_snapshot_fails_its_checksum() -> None:
+    snapshot = _json(_manager())
+    for change in ({"format": "anthropic"}, {"budget": 99}, {"pins": [0]}):
+        with pytest.raises(cf.InvalidConversation) as info:
+            ContextManager.restore({**snapshot, **change})
+        assert info.value.field == "checksum"
+    removed = {k: v for k, v in snapshot.items() if k != "archive"}
+    with pytest.raises(cf.InvalidConversation):
+        ContextManager.restore(removed)
 
 
 @pytest.mark.parametrize(
@@ -51,15 +124,34 @@ def test_sqlite_archive_is_passed_back_not_copied(tmp_path: Path) -> None:
         ({"pins": ["x"]}, "pins"),
         ({"observed": [[1]]}, "observed"),
         ({"archive": []}, "archive"),
-        ({"archive": {"r1": 3}}, "archive"),
+        ({"archive": {"kind": "memory", "entries": {"r1": 3}}}, "archive"),
+        ({"archive": {"kind": "floppy"}}, "archive"),
+        ({"format": "telex"}, "format"),
+        ({"policy": {"steps": []}}, "policy.steps"),
+        ({"policy": {"steps": [{"kind": "fold"}]}}, "policy.steps[0].kind"),
+        ({"version": 1}, "version"),
     ],
 )
 def test_broken_snapshots_name_the_field(change: dict[str, object], field: str) -> None:
-    snapshot = json.loads(json.dumps(_manager().snapshot()))
-    snapshot.update(change)
+    snapshot = _resealed({**_json(_manager()), **change})
     with pytest.raises(cf.InvalidConversation) as info:
         ContextManager.restore(snapshot)
     assert info.value.field == field
+
+
+def test_empty_messages_and_foreign_formats_are_refused() -> None:
+    snapshot = _json(_manager())
+    view, seqs = snapshot["view"], snapshot["seqs"]
+    assert isinstance(view, list)
+    assert isinstance(seqs, list)
+    emptied = [{"role": "system", "parts": []}, *view]
+    broken = _resealed({**snapshot, "view": emptied, "seqs": [None, *seqs]})
+    with pytest.raises(cf.InvalidConversation) as info:
+        ContextManager.restore(broken)
+    assert info.value.index == 0
+    switched = _resealed({**snapshot, "format": "anthropic"})  # tool messages: not Anthropic
+    with pytest.raises(cf.InvalidConversation):
+        ContextManager.restore(switched)
 
 
 def test_not_a_snapshot() -> None:
@@ -67,3 +159,48 @@ def test_not_a_snapshot() -> None:
         ContextManager.restore({"version": 99})
     with pytest.raises(cf.InvalidConversation):
         ContextManager.restore([])
+
+
+policies = st.builds(
+    cf.Policy,
+    high=st.sampled_from([0.8, 0.9, 1.0]),
+    low=st.sampled_from([0.4, 0.6]),
+    keep_last=st.integers(0, 3),
+    deadline=st.sampled_from([1.0, 20.0]),
+    steps=st.sampled_from(
+        [
+            cf.chain(cf.prune(), cf.mask(), cf.summarize(), cf.drop()),
+            cf.chain(cf.mask(), cf.drop()),
+            cf.chain(cf.summarize(eviction=cf.min_of(cf.evict_fraction(0.5), cf.retain_last(2)))),
+        ]
+    ),
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    policy=policies,
+    cut=st.integers(5, 45),
+    budget=st.sampled_from([2500, 4000, 6000]),
+    fmt=st.sampled_from(cf.FORMATS),
+)
+def test_restore_continues_with_the_same_views(
+    policy: cf.Policy, cut: int, budget: int, fmt: str
+) -> None:
+    """Property: snapshot at any turn, restore without policy= or archive=, same views after."""
+    session = _session()
+    if fmt != "openai-chat":
+        converted = cf.convert(session, fmt, format="openai-chat")
+        assert isinstance(converted, list)
+        session = converted
+    manager = ContextManager(budget, "gpt-4o", format=fmt, policy=policy)
+    for message in session[:cut]:
+        manager.add(message)
+        manager.view()
+    restored = ContextManager.restore(json.loads(json.dumps(manager.snapshot())))
+    assert restored.view() == manager.view()
+    for message in session[cut:]:
+        manager.add(message)
+        restored.add(message)
+        assert restored.view() == manager.view()
+    assert restored.archive.refs() == manager.archive.refs()

@@ -11,16 +11,19 @@ Rules:
 4. A turn costs O(new messages): every entry keeps its token count and its rendered wire
    form, so `view()` neither recounts nor re-renders the history.
 5. Pins and marks follow their messages through compactions (by sequence number).
-6. `snapshot()` is plain JSON; `restore()` continues exactly where the snapshot was taken.
+6. `snapshot()` is plain JSON with the policy and the archive's place; `restore()` checks
+   it and continues exactly where the snapshot was taken.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._adapters import check_format, parse, render
+from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._counting import (
     counter_name,
@@ -30,7 +33,7 @@ from ._engine._counting import (
 )
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
-from ._errors import ConfigurationError
+from ._errors import ConfigurationError, InvalidConversation
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
 from ._planning._trigger import Trigger, TriggerState, after, decide
@@ -303,6 +306,8 @@ class ContextManager:
             droppable=self._droppable,
             observed=self._observed,
             archive=self.archive,
+            policy=self.policy,
+            trigger=dataclasses.asdict(self._trigger),
         )
 
     @classmethod
@@ -315,8 +320,14 @@ class ContextManager:
         archive: Archive | None = None,
         policy: Policy | None = None,
     ) -> ContextManager:
-        """A manager continuing from `snapshot` (pass the archive it used, unless in memory)."""
-        state = load_state(snapshot, archive)
+        """A manager continuing from `snapshot`: its policy and archive unless given here.
+
+        Raises:
+            InvalidConversation: the snapshot is malformed or was changed after it was taken.
+            ArchiveError: its archive file is gone, or does not hold the view's references.
+            ConfigurationError: its archive (or eviction) cannot be rebuilt: pass it.
+        """
+        state = load_state(to_plain(snapshot), archive, policy)
         manager = cls(
             state.budget,
             state.model,
@@ -325,7 +336,7 @@ class ContextManager:
             summarizer=summarizer,
             counter=counter,
             archive=state.archive,
-            policy=policy,
+            policy=state.policy,
         )
         for message, seq in state.entries:
             raw = manager.counter.inner.count(message)
@@ -337,4 +348,11 @@ class ContextManager:
         for estimated, actual in state.observed:
             manager.counter.observe(estimated, actual)
         manager._observed = list(state.observed)
+        plain = all(v is None or isinstance(v, int | float) for v in state.trigger.values())
+        try:
+            manager._trigger = TriggerState(**state.trigger)  # type: ignore[arg-type]
+        except TypeError:
+            plain = False
+        if not plain:
+            raise InvalidConversation("not a trigger state", field="trigger")
         return manager

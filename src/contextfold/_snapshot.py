@@ -1,26 +1,37 @@
 """ContextManager snapshots: its state as plain JSON, and back.
 
 Rules:
-1. A snapshot holds the view (neutral JSON form), sequence numbers, pins, marks, the
-   calibration observations and, when the archive lives in memory, the archive's raw
-   entries (so references recall the same originals after a restore). An SQLite archive
-   is not copied: pass it to `restore`.
-2. Loading checks every field and raises InvalidConversation naming the bad one.
+1. A snapshot (VERSION 2) holds the view (neutral JSON form), sequence numbers, pins,
+   marks, the calibration observations, the policy and the trigger's memory (so a restore
+   compacts the same way, at the same turns)
+   and where the archive is: its raw entries when it lives in memory, the file's path for
+   SQLite (opened again on restore), or the store's name for any other store (then
+   `restore` needs `archive=`). A checksum over all of it comes last.
+2. Loading checks everything and raises a typed error naming what is wrong: the version,
+   the checksum (a snapshot changed after it was taken: a field removed, the format
+   switched ...), every field's type, messages that are empty or that the format cannot
+   carry, and an archive that does not hold the references the view shows.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._adapters import check_format, render
 from ._archive import Archive
-from ._errors import InvalidConversation
-from ._messages import Conversation, Message, ToolSpec
+from ._errors import ArchiveError, ConfigurationError, InvalidConversation
+from ._messages import Conversation, Message, ToolSpec, message_text, refs_in
+from ._policy import Policy
+from ._policy_json import dump_policy, load_policy
 from ._serialize import dump_conversation, dump_message, load_conversation, load_message
-from ._storage import MemoryStore
+from ._storage import MemoryStore, SqliteStore
 
-VERSION: Final = 1
+VERSION: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +48,9 @@ class State:
     droppable: list[int]
     observed: list[tuple[int, int]]
     archive: Archive
+    policy: Policy
+    trigger: dict[str, object]
+    """The water-mark trigger's memory (TriggerState fields)."""
 
 
 def dump_state(
@@ -51,11 +65,11 @@ def dump_state(
     droppable: Iterable[int],
     observed: Sequence[tuple[int, int]],
     archive: Archive,
+    policy: Policy,
+    trigger: Mapping[str, object],
 ) -> dict[str, object]:
     """The snapshot dict (rule 1)."""
-    store = archive.store
-    memory = isinstance(store, MemoryStore)
-    return {
+    data: dict[str, object] = {
         "version": VERSION,
         "budget": budget,
         "model": model,
@@ -67,14 +81,49 @@ def dump_state(
         "pins": sorted(pins),
         "droppable": sorted(droppable),
         "observed": [list(pair) for pair in observed],
-        "archive": {ref: store.get(ref) for ref in store.refs()} if memory else None,
+        "policy": dump_policy(policy),
+        "trigger": dict(trigger),
+        "archive": _dump_archive(archive),
     }
+    data["checksum"] = _checksum(data)
+    return data
 
 
-def load_state(snapshot: object, archive: Archive | None) -> State:
+def _dump_archive(archive: Archive) -> dict[str, object]:
+    store = archive.store
+    if type(store) is SqliteStore and store.path != ":memory:":
+        return {"kind": "sqlite", "path": os.path.abspath(store.path)}
+    if type(store) in (MemoryStore, SqliteStore):
+        return {"kind": "memory", "entries": {ref: store.get(ref) for ref in store.refs()}}
+    return {"kind": "external", "store": repr(store)}
+
+
+def _checksum(data: Mapping[str, object]) -> str:
+    body = {key: value for key, value in data.items() if key != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def load_state(snapshot: object, archive: Archive | None, policy: Policy | None) -> State:
     """The State in `snapshot` (rule 2)."""
-    if not isinstance(snapshot, Mapping) or snapshot.get("version") != VERSION:
-        raise InvalidConversation("not a contextfold snapshot (or an unsupported version)")
+    if not isinstance(snapshot, Mapping):
+        raise InvalidConversation("not a contextfold snapshot (expected an object)")
+    if snapshot.get("version") != VERSION:
+        raise InvalidConversation(
+            f"unsupported snapshot version {snapshot.get('version')!r} (this contextfold "
+            f"reads version {VERSION}); take a new snapshot",
+            field="version",
+        )
+    try:
+        matches = snapshot.get("checksum") == _checksum(snapshot)
+    except (TypeError, ValueError):
+        matches = False
+    if not matches:
+        raise InvalidConversation(
+            "the snapshot was changed after it was taken (its checksum does not match)",
+            field="checksum",
+        )
+    fmt = _format(snapshot.get("format"))
     view = _list(snapshot, "view")
     seqs = _list(snapshot, "seqs")
     if len(seqs) != len(view):
@@ -83,30 +132,89 @@ def load_state(snapshot: object, archive: Archive | None) -> State:
         (load_message(m, i), _optional_int(s, f"seqs[{i}]"))
         for i, (m, s) in enumerate(zip(view, seqs, strict=True))
     ]
+    _check_view([m for m, _ in entries], fmt)
     tools = load_conversation({"messages": [], "tools": _list(snapshot, "tools")}).tools
+    store = archive if archive is not None else _archive(snapshot.get("archive"))
+    _check_refs([m for m, _ in entries], store)
     return State(
         budget=_int(snapshot.get("budget"), "budget"),
         model=_optional_str(snapshot.get("model"), "model"),
-        format=str(_optional_str(snapshot.get("format"), "format") or "openai-chat"),
+        format=fmt,
         tools=tools,
         entries=entries,
         next_seq=_int(snapshot.get("next"), "next"),
         pins=[_int(p, "pins") for p in _list(snapshot, "pins")],
         droppable=[_int(p, "droppable") for p in _list(snapshot, "droppable")],
         observed=[_pair(p) for p in _list(snapshot, "observed")],
-        archive=archive if archive is not None else _archive(snapshot.get("archive")),
+        archive=store,
+        policy=policy if policy is not None else load_policy(snapshot.get("policy")),
+        trigger=dict(_mapping(snapshot.get("trigger"), "trigger")),
     )
 
 
+def _mapping(value: object, field: str) -> Mapping[str, object]:
+    if not isinstance(value, Mapping):
+        raise InvalidConversation("expected an object", field=field)
+    return value
+
+
+def _format(value: object) -> str:
+    try:
+        return check_format(value if isinstance(value, str) else "")
+    except ConfigurationError:
+        raise InvalidConversation(f"unknown format {value!r}", field="format") from None
+
+
+def _check_view(messages: Sequence[Message], fmt: str) -> None:
+    """Every message has content and is one the format can carry."""
+    leading = True
+    for i, message in enumerate(messages):
+        if not message.parts:
+            raise InvalidConversation("a message without content", index=i, field="view")
+        system = message.role in ("system", "developer")
+        if fmt == "anthropic" and system:
+            if not leading:
+                raise InvalidConversation("a system message after the first turn", index=i)
+            continue
+        leading = leading and system
+        try:
+            render(Conversation((message,)), fmt)
+        except InvalidConversation as exc:
+            raise InvalidConversation(exc.reason, index=i, field="view", format=fmt) from None
+
+
+def _check_refs(messages: Sequence[Message], archive: Archive) -> None:
+    """The archive holds every reference the view's markers show."""
+    for message in messages:
+        for ref in refs_in(message_text(message)):
+            if ref not in archive:
+                raise ArchiveError(
+                    f"the archive does not hold {ref}, which the view shows; restore with "
+                    "the archive the snapshot was taken with (archive=)"
+                )
+
+
 def _archive(data: object) -> Archive:
+    if not isinstance(data, Mapping):
+        raise InvalidConversation("expected the archive's kind and place", field="archive")
+    kind = data.get("kind")
+    if kind == "sqlite":
+        path = data.get("path")
+        if not isinstance(path, str):
+            raise InvalidConversation("expected the SQLite file's path", field="archive.path")
+        return Archive(SqliteStore(path, create=False))
+    if kind == "external":
+        raise ConfigurationError(
+            f"the snapshot's archive is {data.get('store')}; pass it as restore(archive=...)"
+        )
+    entries = data.get("entries")
+    if kind != "memory" or not isinstance(entries, Mapping):
+        raise InvalidConversation("unknown archive kind", field="archive")
     store = MemoryStore()
-    if isinstance(data, Mapping):
-        for ref, raw in data.items():
-            if not isinstance(ref, str) or not isinstance(raw, str):
-                raise InvalidConversation("archive entries must be strings", field="archive")
-            store.put(ref, raw)
-    elif data is not None:
-        raise InvalidConversation("archive must be an object or null", field="archive")
+    for ref, raw in entries.items():
+        if not isinstance(ref, str) or not isinstance(raw, str):
+            raise InvalidConversation("archive entries must be strings", field="archive")
+        store.put(ref, raw)
     return Archive(store)
 
 
