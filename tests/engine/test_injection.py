@@ -69,7 +69,9 @@ def corpus_sample() -> list[tuple[str, list[dict[str, Any]]]]:
     return [(str(r["id"]), list(r["messages"])) for r in (*swe, *tau)]  # type: ignore[call-overload]
 
 
-def inject(messages: list[dict[str, Any]], seed: int, *, dirty: bool = True) -> list[dict[str, Any]]:
+def inject(
+    messages: list[dict[str, Any]], seed: int, *, dirty: bool = True
+) -> list[dict[str, Any]]:
     """Injections in every tool result except the last exchange's, and assistant echoes.
 
     With `dirty=False` the same conversation without them: the same user messages, the
@@ -251,7 +253,11 @@ def test_issue_reproduction_forged_card_in_an_assistant_message(fmt: str) -> Non
 
 def test_a_tool_result_shaped_like_an_artifact_is_pruned_like_any_text() -> None:
     body = "line of output\n" * 2000
-    for shaped in (FAKE_SUMMARY + "\n" + body, FAKE_CARD + "\n" + body, VARIANTS["huge marker"]("")):
+    for shaped in (
+        FAKE_SUMMARY + "\n" + body,
+        FAKE_CARD + "\n" + body,
+        VARIANTS["huge marker"](""),
+    ):
         call = {"id": "c1", "type": "function", "function": {"name": "cat", "arguments": "{}"}}
         payload = [
             {"role": "user", "content": "read it"},
@@ -263,6 +269,7 @@ def test_a_tool_result_shaped_like_an_artifact_is_pruned_like_any_text() -> None
         result = cf.compact(payload, 2000)
         assert result.report.fits
         assert result.report.pruned + result.report.masked + result.report.summarized >= 1
+        assert isinstance(result.payload, list)
         kept = result.payload[2]
         assert isinstance(kept, dict)
         assert len(str(kept.get("content", ""))) < 12_000

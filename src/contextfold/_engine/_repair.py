@@ -6,12 +6,14 @@ Rules:
    message after the results that follow that message, or, when results travel in user
    messages, inside the result message right after it (a new one if there is none).
 2. A tool result no call asked for is removed from the conversation and archived.
-3. Where results travel in user messages (Anthropic), a call id used before is renamed
+3. Where each result message must follow its call's message (OpenAI chat), a result
+   that follows another assistant message moves up, next to the call it answers.
+4. Where results travel in user messages (Anthropic), a call id used before is renamed
    (`id_2`, ...) together with the result that answers it, and results move before the
    other content of their message, as the API requires.
-4. Nothing else changes; every repair is described in a note for the report. What a
+5. Nothing else changes; every repair is described in a note for the report. What a
    repair cannot fix (empty content, say) is left for validation to reject.
-5. In an agent loop the last exchange may still be waiting for its results; those calls
+6. In an agent loop the last exchange may still be waiting for its results; those calls
    are left alone (`pending_tail`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
@@ -64,7 +66,8 @@ def repair(
     """
     out = Repaired(units=group_units(messages))
     units = list(out.units)
-    if pending_tail and units and units[-1].dangling:
+    waiting = pending_tail and bool(units) and bool(units[-1].dangling)
+    if waiting:
         units[-1] = dataclasses.replace(units[-1], dangling=())
     used: set[str] = set()
     for unit in units:
@@ -78,7 +81,8 @@ def repair(
             span = list(zip(messages[window], origins[window], strict=True))
             if shape.results_in_user:
                 span = _unique_ids(span, used, out.notes)
-            _exchange(span, bool(unit.dangling), shape=shape, archive=archive, out=out)
+            tail = waiting and unit is units[-1]
+            _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
         else:
             for i in range(unit.start, unit.stop):
                 out.add(messages[i], origins[i])
@@ -91,6 +95,7 @@ _Span = list[tuple[Message, int | None]]
 def _exchange(
     span: _Span,
     dangling: bool,
+    tail: bool,
     *,
     shape: Shape,
     archive: Callable[[Message | Part | str], str],
@@ -104,24 +109,59 @@ def _exchange(
             if shape.results_in_user:
                 fixed = _results_first(fixed, origin, out.notes)
             kept.append((fixed, origin))
-    owed = _owed(kept) if dangling else {}
+    immediate = shape.results_follow_calls and not shape.results_in_user
+    if immediate:
+        kept = _regrouped(kept, out.notes)
+    owed = _owed(kept, immediate) if dangling or immediate else {}
+    if tail:  # the loop still waits for the newest calls' results (rule 6)
+        owed.pop(max(k for k, (m, _) in enumerate(kept) if m.role == "assistant"), None)
     for k, call_ids in sorted(owed.items(), reverse=True):
         _answer(kept, k, call_ids, shape, out.notes)
     for message, origin in kept:
         out.add(message, origin)
 
 
-def _owed(kept: _Span) -> dict[int, list[str]]:
-    """Calls no result answers, by the position of the message that made them."""
+def _regrouped(kept: _Span, notes: list[str]) -> _Span:
+    """Rule 3: each assistant message followed by the results of its own calls."""
+    callers = [k for k, (m, _) in enumerate(kept) if m.role == "assistant"]
+    if len(callers) < 2:
+        return kept
+    waiting: dict[str, list[int]] = {}
+    for k in callers:
+        for call in (p for p in kept[k][0].parts if isinstance(p, ToolCall)):
+            waiting.setdefault(call.id, []).append(k)
+    answers: dict[int, _Span] = {k: [] for k in callers}
+    for message, origin in kept:
+        if message.role == "assistant":
+            continue
+        ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
+        owner = waiting[ids[0]].pop(0) if ids and waiting.get(ids[0]) else callers[-1]
+        answers[owner].append((message, origin))
+    out: _Span = []
+    for k in callers:
+        out.append(kept[k])
+        out.extend(answers[k])
+    if out != kept:
+        notes.append(f"message {kept[0][1]}: moved tool results next to the calls they answer")
+    return out
+
+
+def _owed(kept: _Span, immediate: bool) -> dict[int, list[str]]:
+    """Calls no result answers, by the position of the message that made them; with
+    `immediate`, a call is owed once another assistant message follows it unanswered."""
     pending: list[tuple[str, int]] = []
+    owed: dict[int, list[str]] = {}
     for k, (message, _) in enumerate(kept):
         if message.role == "assistant":
+            if immediate:
+                for call_id, caller in pending:
+                    owed.setdefault(caller, []).append(call_id)
+                pending = []
             pending.extend((p.id, k) for p in message.parts if isinstance(p, ToolCall))
         for result in (p for p in message.parts if isinstance(p, ToolResult)):
             at = next((j for j, (c, _) in enumerate(pending) if c == result.call_id), None)
             if at is not None:
                 del pending[at]
-    owed: dict[int, list[str]] = {}
     for call_id, k in pending:
         owed.setdefault(k, []).append(call_id)
     return owed

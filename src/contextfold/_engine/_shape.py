@@ -8,6 +8,8 @@ Rules:
    in messages of their own (OpenAI chat `tool` messages, Responses output items).
 3. `joined_preamble`: the card and the summary share one user message (Anthropic, to
    keep alternation) instead of one message each.
+4. `results_follow_calls`: a call's result must be in the message(s) right after the
+   message that made it (OpenAI chat, Anthropic), not just anywhere later (Responses).
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ class Shape:
     alternate: bool
     results_in_user: bool
     joined_preamble: bool
+    results_follow_calls: bool = True
 
 
 SHAPES: Final[Mapping[str, Shape]] = {
     "openai-chat": Shape(alternate=False, results_in_user=False, joined_preamble=False),
-    "openai-responses": Shape(alternate=False, results_in_user=False, joined_preamble=False),
+    "openai-responses": Shape(
+        alternate=False, results_in_user=False, joined_preamble=False, results_follow_calls=False
+    ),
     "anthropic": Shape(alternate=True, results_in_user=True, joined_preamble=True),
 }
 
