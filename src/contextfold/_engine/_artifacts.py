@@ -165,15 +165,31 @@ def demote(message: Message) -> Message:
     return dataclasses.replace(message, parts=tuple(_demoted(p) for p in message.parts))
 
 
-def _typed(part: Part) -> bool:
+def _typed(part: Part, *, markers: bool = False) -> bool:
     if isinstance(part, ToolResult):
-        return any(_typed(p) for p in part.parts)
-    return isinstance(part, Card | Summary)
+        return any(_typed(p, markers=markers) for p in part.parts)
+    return isinstance(part, Card | Summary) or (markers and isinstance(part, Marker))
 
 
-def _demoted(part: Part) -> Part:
-    if isinstance(part, Card | Summary):
+def _demoted(part: Part, *, markers: bool = False) -> Part:
+    if isinstance(part, Card | Summary) or (markers and isinstance(part, Marker)):
         return Text(part.text, extras=part.extras)
-    if isinstance(part, ToolResult) and _typed(part):
-        return dataclasses.replace(part, parts=tuple(_demoted(p) for p in part.parts))
+    if isinstance(part, ToolResult) and _typed(part, markers=markers):
+        parts = tuple(_demoted(p, markers=markers) for p in part.parts)
+        return dataclasses.replace(part, parts=parts)
     return part
+
+
+def as_text(message: Message) -> Message:
+    """`message` with every artifact part (markers too) as the Text it renders to."""
+    if not any(_typed(p, markers=True) for p in message.parts):
+        return message
+    parts = tuple(_demoted(p, markers=True) for p in message.parts)
+    return dataclasses.replace(message, parts=parts)
+
+
+def same_messages(first: Sequence[Message], second: Sequence[Message]) -> bool:
+    """Whether two message lists render the same (artifact parts compare as their text)."""
+    return len(first) == len(second) and all(
+        a is b or a == b or as_text(a) == as_text(b) for a, b in zip(first, second, strict=True)
+    )

@@ -27,7 +27,7 @@ from .._strategies._steps import Mask, Prune
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
-from ._artifacts import vouch
+from ._artifacts import same_messages, vouch
 from ._cards import card_bound, new_card
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
@@ -111,7 +111,7 @@ def compact_flow(
     origins = applied.origins[:n_system] + origins
     if SHAPES[settings.format].alternate:
         out, origins = add_bridges(out, origins, archive.put)
-    if out == list(messages):  # only regenerated bridges: nothing changed
+    if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan, protected)
     after = settings.overhead + sum(counter.count(m) for m in out)
     if after >= before and not prep.notes:  # rule 5: a compaction never makes it worse

@@ -11,9 +11,11 @@ Rules:
 4. Where results travel in user messages (Anthropic), a call id used before is renamed
    (`id_2`, ...) together with the result that answers it, and results move before the
    other content of their message, as the API requires.
-5. Nothing else changes; every repair is described in a note for the report. What a
+5. Where turns must alternate (Anthropic), a place where they do not is noted, so the
+   engine bridges it (a first assistant turn, two user turns in a row ...).
+6. Nothing else changes; every repair is described in a note for the report. What a
    repair cannot fix (empty content, say) is left for validation to reject.
-6. In an agent loop the last exchange may still be waiting for its results; those calls
+7. In an agent loop the last exchange may still be waiting for its results; those calls
    are left alone (`pending_tail`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 
 from .._messages import Message, Part, Text, ToolCall, ToolResult
 from .._planning._units import Unit, UnitKind, carries_results, group_units
-from ._shape import Shape
+from ._shape import Shape, alternation_gaps
 
 MISSING_RESULT = (
     "contextfold: this tool call has no recorded result (the run stopped before it "
@@ -86,6 +88,9 @@ def repair(
         else:
             for i in range(unit.start, unit.stop):
                 out.add(messages[i], origins[i])
+    if shape.alternate:
+        for k in alternation_gaps(out.messages):
+            out.notes.append(f"message {out.origins[k]}: bridged turns that did not alternate")
     return out
 
 
@@ -113,7 +118,7 @@ def _exchange(
     if immediate:
         kept = _regrouped(kept, out.notes)
     owed = _owed(kept, immediate) if dangling or immediate else {}
-    if tail:  # the loop still waits for the newest calls' results (rule 6)
+    if tail:  # the loop still waits for the newest calls' results (rule 7)
         owed.pop(max(k for k, (m, _) in enumerate(kept) if m.role == "assistant"), None)
     for k, call_ids in sorted(owed.items(), reverse=True):
         _answer(kept, k, call_ids, shape, out.notes)

@@ -55,6 +55,20 @@ def bridge(role: Role, ref: str) -> Message:
     return Message(role, (marker(ref, BRIDGE_NOTE),))
 
 
+def alternation_gaps(messages: Sequence[Message]) -> list[int]:
+    """Indices of the messages `add_bridges` would put a bridge before."""
+    gaps: list[int] = []
+    previous: Role | None = None
+    for index, message in enumerate(messages):
+        role = message.role
+        if role in ("system", "developer"):
+            continue
+        if role == previous or (previous is None and role == "assistant"):
+            gaps.append(index)
+        previous = role
+    return gaps
+
+
 def add_bridges(
     messages: Sequence[Message],
     origins: Sequence[int | None],
