@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import contextfold as cf
 
@@ -28,12 +30,14 @@ def session() -> list[object]:
     return messages
 
 
-def run_with_fault(path: Path, fault: str) -> tuple[cf.ContextManager, list[cf.Report]]:
+def run_with_fault(
+    path: Path, fault: str, at: int = 25
+) -> tuple[cf.ContextManager, list[cf.Report]]:
     manager = cf.ContextManager(3000, "gpt-4o", archive=cf.Archive(cf.SqliteStore(path)))
     reports: list[cf.Report] = []
     for i, message in enumerate(session()):
         manager.add(message)
-        if i == 25:
+        if i == at:
             if fault == "delete":
                 for name in os.listdir(path.parent):
                     os.remove(path.parent / name)
@@ -41,8 +45,8 @@ def run_with_fault(path: Path, fault: str) -> tuple[cf.ContextManager, list[cf.R
                 shutil.rmtree(path.parent)
         manager.view()
         report = manager.last_report
-        if report is not None and report.compacted and (not reports or report is not reports[-1]):
-            reports.append(report)
+        if report is not None and (not reports or report is not reports[-1]):
+            reports.append(report)  # every compaction's report, whether it changed the view
     return manager, reports
 
 
@@ -140,3 +144,20 @@ def test_read_only_store_refuses_writes(tmp_path: Path) -> None:
             archive.put("y")
     with pytest.raises(cf.ArchiveError):
         cf.SqliteStore(tmp_path / "missing.db", readonly=True)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(at=st.integers(0, 48), fault=st.sampled_from(["delete", "rmtree"]))
+def test_a_fault_at_any_turn_loses_nothing_in_memory(at: int, fault: str) -> None:
+    """Property: whenever the file goes, every reference any report gave still recalls."""
+    folder = Path(tempfile.mkdtemp())
+    try:
+        path = folder / "archive.db"
+        manager, reports = run_with_fault(path, fault, at)
+        for ref in all_refs(reports):
+            manager.recall(ref)
+        warned = [w for r in reports for w in r.warnings]
+        assert len(warned) <= 1
+        manager.archive.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

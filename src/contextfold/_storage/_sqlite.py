@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Final
 
@@ -49,6 +49,7 @@ _PUT: Final = f"INSERT OR IGNORE INTO {_ENTRIES} (ref, data) VALUES (?, ?)"
 _GET: Final = f"SELECT data FROM {_ENTRIES} WHERE ref = ?"
 _REFS: Final = f"SELECT ref FROM {_ENTRIES} ORDER BY seq"
 _ALL: Final = f"SELECT ref, data FROM {_ENTRIES} ORDER BY seq"
+_MISSING: Final = object()
 
 
 class SqliteStore:
@@ -82,26 +83,54 @@ class SqliteStore:
         """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
         if self.readonly:
             raise ArchiveError(f"the SQLite archive {self.path!r} is open read-only")
-        with self._lock:
-            self._connection()
-            if self._identity is not None and _identity(self.path) != self._identity:
-                self._degrade("was deleted or replaced while in use")
-            try:
-                row = self._write(ref, data)
-            except ArchiveError as exc:
-                self._degrade(f"failed a write ({exc})")
-                row = self._write(ref, data)
-        held = None if row is None else row[0]
+
+        def write(conn: sqlite3.Connection) -> object:
+            conn.execute(_PUT, (ref, data))
+            row = conn.execute(_GET, (ref,)).fetchone()
+            return None if row is None else row[0]
+
+        held = self._do("write to", write)
         if not isinstance(held, str):
             raise ArchiveError(f"{self.path!r}: entry {ref} was not stored as text")
         return held
 
-    def _write(self, ref: str, data: str) -> tuple[object, ...] | None:
-        with self._errors("write to"):
-            conn = self._connection()
-            conn.execute(_PUT, (ref, data))
-            row: tuple[object, ...] | None = conn.execute(_GET, (ref,)).fetchone()
-            return row
+    def get(self, ref: str) -> str | None:
+        """The text stored under `ref`, or None."""
+
+        def read(conn: sqlite3.Connection) -> object:
+            row = conn.execute(_GET, (ref,)).fetchone()
+            return _MISSING if row is None else row[0]
+
+        held = self._do("read", read)
+        if held is _MISSING:
+            return None
+        if not isinstance(held, str):
+            raise ArchiveError(f"{self.path!r}: entry {ref} is not stored as text")
+        return held
+
+    def refs(self) -> Iterator[str]:
+        """Every stored reference, in insertion order (a snapshot)."""
+        rows = self._do("read", lambda conn: conn.execute(_REFS).fetchall())
+        assert isinstance(rows, list)
+        return iter([str(row[0]) for row in rows])
+
+    def _do(self, action: str, work: Callable[[sqlite3.Connection], object]) -> object:
+        """Run `work` on the connection, degrading around a lost file first (rule 5)."""
+        with self._lock:
+            self._connection()
+            lost = self._identity is not None and _identity(self.path) != self._identity
+            if lost and not self.readonly:
+                self._degrade("was deleted or replaced while in use")
+            try:
+                with self._errors(action):
+                    return work(self._conn)
+            except ArchiveError as exc:
+                cause = exc.__cause__
+                if self.readonly or not isinstance(cause, sqlite3.Error) or not _fault(cause):
+                    raise
+                self._degrade(f"failed to {action.split(maxsplit=1)[0]} ({cause})")
+            with self._errors(action):
+                return work(self._conn)
 
     def _degrade(self, what: str) -> None:
         """Rule 5: carry every readable entry to a new file at the path, else to memory."""
@@ -113,34 +142,17 @@ class SqliteStore:
             old.close()
         try:
             conn = _open(self.path, self._timeout, create=True, readonly=False)
-            where = f"recreated at {self.path!r}"
+            where, identity = f"recreated at {self.path!r}", _identity(self.path)
         except ArchiveError:
             conn = _open(":memory:", self._timeout, create=True, readonly=False)
-            where = "kept in memory from now on (they end with this process)"
+            where, identity = "kept in memory from now on (they end with this process)", None
         with self._errors("copy to"):
             conn.executemany(_PUT, rows)
-        self._conn = conn
-        self._identity = _identity(self.path) if where.startswith("recreated") else None
+        self._conn, self._identity = conn, identity
         lost = "" if rows else "; earlier entries could not be read back and are lost"
         self.warnings.append(
             f"the SQLite archive {self.path!r} {what}; its {len(rows)} entries were {where}{lost}"
         )
-
-    def get(self, ref: str) -> str | None:
-        """The text stored under `ref`, or None."""
-        with self._lock, self._errors("read"):
-            row = self._connection().execute(_GET, (ref,)).fetchone()
-        if row is None:
-            return None
-        if not isinstance(row[0], str):
-            raise ArchiveError(f"{self.path!r}: entry {ref} is not stored as text")
-        return row[0]
-
-    def refs(self) -> Iterator[str]:
-        """Every stored reference, in insertion order (a snapshot)."""
-        with self._lock, self._errors("read"):
-            rows = self._connection().execute(_REFS).fetchall()
-        return iter([str(row[0]) for row in rows])
 
     def close(self) -> None:
         """Close the connection; later calls raise ArchiveError. Closing twice is fine."""
@@ -230,6 +242,15 @@ def _identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return (-1, -1)
     return stat.st_dev, stat.st_ino
+
+
+_FAULTS: Final = ("disk i/o error", "readonly database", "unable to open", "no such table")
+
+
+def _fault(exc: sqlite3.Error) -> bool:
+    """A storage fault to degrade around, as opposed to a corrupt file or a busy one."""
+    text = str(exc).lower()
+    return any(fault in text for fault in _FAULTS)
 
 
 def _hint(exc: sqlite3.Error) -> str:
