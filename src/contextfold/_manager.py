@@ -169,29 +169,23 @@ class ContextManager:
         """The wire messages to send now, compacted first if the view is past a mark."""
         trigger, flow = self._flow()
         if flow is not None:
-            self._accept(
-                run(flow, self.summarizer, self.policy.deadline, archive=self.archive), trigger
-            )
+            self._accept(self._run(flow), trigger)
         return self._render()
 
     async def aview(self) -> list[object]:
         """Awaitable `view`: summaries come from `asummarize` when available."""
         trigger, flow = self._flow()
         if flow is not None:
-            self._accept(
-                await arun(flow, self.summarizer, self.policy.deadline, archive=self.archive),
-                trigger,
-            )
+            self._accept(await self._arun(flow), trigger)
         return self._render()
 
     def compact(self) -> Report:
         """Compact now, down to the low-water mark, whatever the view's size."""
         flow = self._make_flow(self.policy, self._marks().low)
-        return self._accept(
-            run(flow, self.summarizer, self.policy.deadline, archive=self.archive), Trigger.FULL
-        )
+        return self._accept(self._run(flow), Trigger.FULL)
 
     def _run(self, flow: Flow) -> Outcome:
+        """Drive a compaction within the policy's deadline (storage warnings reported)."""
         return run(flow, self.summarizer, self.policy.deadline, archive=self.archive)
 
     async def _arun(self, flow: Flow) -> Outcome:
