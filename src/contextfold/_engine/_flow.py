@@ -178,6 +178,9 @@ def _new_artifacts(
     return placements(card, summary, anchor, joined), rules
 
 
+_Pair = tuple[str | None, str | None]
+
+
 def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _Pair) -> None:
     """Archive the new card and summary (the proof we made them) and any old one replaced."""
     for (old, new), kind in ((card, Card), (summary, Summary)):
@@ -185,9 +188,6 @@ def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _P
             vouch(archive, kind(new))
         if old is not None and old != new:
             refs.append(archive.put(kind(old), label=f"replaced {kind.__name__.lower()}"))
-
-
-_Pair = tuple[str | None, str | None]
 
 
 def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
