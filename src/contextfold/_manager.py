@@ -197,6 +197,7 @@ class ContextManager:
         return WaterMarks(
             high=int(policy.high * budget),
             low=int(policy.low * budget),
+            budget=budget,
             prune_at=int(policy.prune_at * budget) if prune else None,
             slack=max(1, budget // 20),
         )

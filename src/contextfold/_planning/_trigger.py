@@ -4,7 +4,8 @@ Rules:
 1. Full compaction when the view passes the high-water mark, down to the low-water mark.
 2. If a compaction could not get below the high-water mark (the protected set is too big),
    the next one waits until the view has grown by `slack` of the budget, so a loop that
-   cannot shrink does not recompact on every turn.
+   cannot shrink does not recompact on every turn; but that wait is capped at the budget:
+   a view over the budget always compacts (the hard ceiling).
 3. The prune tier fires once when the view crosses `prune_at` from below: it prunes
    oversized old tool results and then stays quiet until the view drops under the mark
    again (after a full compaction), so the prefix is not rewritten turn after turn.
@@ -30,6 +31,8 @@ class Marks:
 
     high: int
     low: int
+    budget: int
+    """The ceiling: a view over it always compacts."""
     prune_at: int | None
     """None when the steps have no prune step."""
     slack: int
@@ -46,6 +49,8 @@ class TriggerState:
 
 def decide(total: int, marks: Marks, state: TriggerState) -> Trigger:
     """The action for a view of `total` tokens (rules 1-3)."""
+    if total > marks.budget:
+        return Trigger.FULL
     if total > marks.high and (state.stuck_at is None or total > state.stuck_at + marks.slack):
         return Trigger.FULL
     if marks.prune_at is not None and total > marks.prune_at and state.prune_armed:
