@@ -105,11 +105,10 @@ def _is_repair(message: Message) -> bool:
 
 
 @given(cases())
-def test_i3_fits_whenever_the_protected_set_fits(case: Case) -> None:
+def test_i3_fits_whenever_the_floor_fits(case: Case) -> None:
+    """The floor (system prompt, pins, the latest user turn) is all that may not yield."""
     out = compact(case)
-    last = group_units(case.messages)[-1]
-    indices = protected_indices(case) | set(range(last.start, last.stop))
-    protected = sum(COUNTER.count(case.messages[i]) for i in indices)
+    protected = sum(COUNTER.count(case.messages[i]) for i in protected_indices(case))
     assert out.report.protected_tokens >= protected
     if out.report.protected_tokens <= case.budget:
         assert out.report.fits, out.report
@@ -164,4 +163,4 @@ def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
     plan, _ = _plan(prep, settings, Marks(pinned=case.pins), _prune_size(settings))
     out = compact(case)
     if out.report.compacted:
-        assert out.report.tokens_after <= plan.expected
+        assert out.report.tokens_after <= plan.ceiling

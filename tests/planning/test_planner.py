@@ -19,8 +19,16 @@ def unit_costs(draw: st.DrawFn) -> UnitCost:
     pruned = draw(st.none() | st.integers(1, tokens))
     masked = draw(st.none() | st.integers(1, pruned if pruned is not None else tokens))
     protection = draw(st.sampled_from([Protection.NONE] * 6 + [Protection.TAIL, Protection.HARD]))
+    trimmed = None
+    if protection is Protection.TAIL and pruned is not None:
+        trimmed = draw(st.integers(1, pruned))
     return UnitCost(
-        tokens, pruned=pruned, masked=masked, protection=protection, droppable=draw(st.booleans())
+        tokens,
+        pruned=pruned,
+        masked=masked,
+        trimmed=trimmed,
+        protection=protection,
+        droppable=draw(st.booleans()),
     )
 
 
@@ -54,6 +62,7 @@ def cost(c: UnitCost, action: Action) -> int:
         Action.KEEP: c.tokens,
         Action.PRUNE: c.pruned,
         Action.MASK: c.masked,
+        Action.TRIM: c.trimmed,
         Action.FOLD: 0,
         Action.DROP: 0,
     }
@@ -117,7 +126,9 @@ def test_only_allowed_actions_and_hard_protection(
         if c.protection is Protection.HARD:
             assert action is Action.KEEP
         if c.protection is Protection.TAIL:
-            assert action in (Action.KEEP, Action.PRUNE)
+            assert action is not Action.PRUNE, "the tail trims to the room, never to a fixed size"
+        else:
+            assert action is not Action.TRIM
         if action is Action.FOLD:
             assert "summarize" in kinds
         if action is Action.DROP:
@@ -133,16 +144,37 @@ def test_fits_whenever_the_protected_set_fits(
     costs, budget, steps = case
     assume(steps.get("drop") is not None)
     floor = sum(c.tokens for c in costs if c.protection is Protection.HARD)
-    floor += sum(
-        min(c.tokens, c.pruned if c.pruned is not None and steps.get("prune") else c.tokens)
-        for c in costs
-        if c.protection is Protection.TAIL
-    )
-    free = [c.protection is Protection.NONE for c in costs]
+    free = [c.protection is not Protection.HARD for c in costs]
     runs = sum(1 for i, f in enumerate(free) if f and (i == 0 or not free[i - 1]))
     floor += runs * budget.bridge  # dropping every free run may need a bridge each
     assume(floor + max(budget.preamble_dropped, budget.preamble_kept) <= (budget.limit or 0))
     assert run(case).fits
+
+
+@given(cases)
+def test_allowances_fill_the_room_newest_first(
+    case: tuple[list[UnitCost], PlanBudget, Chain],
+) -> None:
+    costs, budget, _ = case
+    result = run(case)
+    trims = [i for i, a in enumerate(result.actions) if a is Action.TRIM]
+    if not trims:
+        assert result.allowances == ()
+        return
+    limit = budget.limit if budget.limit is not None else budget.available
+    extra = 0
+    for i in trims:
+        allowance = result.allowance(i)
+        trimmed = costs[i].trimmed
+        assert allowance is not None
+        assert trimmed is not None
+        assert trimmed <= allowance <= max(trimmed, costs[i].tokens)
+        extra += allowance - trimmed
+    assert result.expected + extra <= max(limit, result.expected)
+    assert result.ceiling == result.expected + extra
+    newest = trims[-1]
+    if (result.allowance(newest) or 0) < costs[newest].tokens:
+        assert result.expected + extra >= limit  # only the room stopped it
 
 
 @given(cases)
@@ -227,6 +259,31 @@ def test_eviction_policies_compose() -> None:
     steps = chain(summarize(eviction=retain_last(2)))
     result = plan(costs, PlanBudget(900, preamble_folded=50), steps, tail_share=0.0)
     assert result.actions.count(Action.FOLD) == 8
+
+
+def test_the_tail_yields_to_fit_the_floor() -> None:
+    costs = [
+        UnitCost(300),
+        UnitCost(100, protection=Protection.HARD),
+        UnitCost(5000, pruned=900, masked=40, trimmed=120, protection=Protection.TAIL),
+    ]
+    result = plan(costs, PlanBudget(1000, limit=2000, preamble_folded=50), DEFAULT)
+    assert result.actions == (Action.FOLD, Action.KEEP, Action.TRIM)
+    assert result.fits
+    # The newest output gets everything the floor and the preamble leave under the limit.
+    assert result.allowance(2) == 2000 - 100 - 50
+
+
+def test_a_tail_that_cannot_trim_enough_is_masked_then_folded() -> None:
+    costs = [
+        UnitCost(100, protection=Protection.HARD),
+        UnitCost(5000, pruned=900, masked=40, trimmed=300, protection=Protection.TAIL),
+    ]
+    result = plan(costs, PlanBudget(200, preamble_folded=50), DEFAULT)
+    assert result.actions == (Action.KEEP, Action.MASK)
+    result = plan(costs, PlanBudget(120, preamble_folded=10), DEFAULT)
+    assert result.actions == (Action.KEEP, Action.FOLD)
+    assert result.fits
 
 
 def test_a_small_summary_before_dropping_the_span() -> None:

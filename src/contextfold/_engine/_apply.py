@@ -20,6 +20,7 @@ from .._planning._units import Unit
 from .._report import SummaryInfo
 from .._tokens._protocol import TokenCounter
 from ._transform import PruneSize, mask_message, prune_message
+from ._trim import trim_span
 
 
 class Archiver(Protocol):
@@ -83,7 +84,12 @@ def apply_plan(
         out.refs.append(value)
         return value
 
-    for unit, action in zip(units, plan.actions, strict=True):
+    for k, (unit, action) in enumerate(zip(units, plan.actions, strict=True)):
+        allowance = plan.allowance(k)
+        if action is Action.TRIM and allowance is not None:
+            _trim(body[unit.start : unit.stop], allowance, tools, ref, out)
+            out.origins.extend(origins[unit.start : unit.stop])
+            continue
         for i in range(unit.start, unit.stop):
             before = len(out.messages)
             if action is Action.FOLD and out.first_folded is None:
@@ -93,11 +99,17 @@ def apply_plan(
     return out
 
 
+def _trim(span: Sequence[Message], allowance: int, tools: Tools, ref: _RefFn, out: Applied) -> None:
+    made = len(out.refs)
+    out.messages.extend(trim_span(span, ref, allowance, tools.prune.head_share, tools.counter))
+    out.pruned += len(out.refs) - made
+
+
 def _apply_one(message: Message, action: Action, tools: Tools, ref: _RefFn, out: Applied) -> None:
     match action:
         case Action.KEEP:
             out.messages.append(message)
-        case Action.PRUNE:
+        case Action.PRUNE | Action.TRIM:
             made = len(out.refs)
             out.messages.append(prune_message(message, ref, tools.prune, tools.counter))
             out.pruned += len(out.refs) - made  # one reference per marker this step made

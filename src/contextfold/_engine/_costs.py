@@ -5,7 +5,8 @@ Rules:
    with an empty reference and REF_TOKENS_MAX added per marker.
 2. Only units the planner may change are measured beyond their plain count.
 3. Protection: the system prefix, units holding a pinned message and the latest user turn
-   are HARD; the `keep_last` newest units are TAIL.
+   are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
+   to an allowance, measured here at their smallest), masked or folded as a last resort.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
 from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
+from ._trim import trim_span
 
 
 def resolve_prune(step: Prune, budget: int) -> PruneSize:
@@ -81,23 +83,35 @@ def unit_costs(
         rule = RULES[unit.kind]
         tokens = sum(counts[unit.start : unit.stop])
         span = messages[unit.start : unit.stop]
-        pruned = masked = None
+        pruned = masked = trimmed = None
         may_prune = rule.prune and protection[k] is not Protection.HARD
         if may_prune and steps.get("prune"):
             pruned = _cost(span, counts[unit.start : unit.stop], counter, prune=prune_size)
-        if rule.mask and protection[k] is Protection.NONE and mask_step is not None:
+            if protection[k] is Protection.TAIL:
+                trimmed = _trimmed(span, prune_size.head_share, counter)
+        if rule.mask and protection[k] is not Protection.HARD and mask_step is not None:
             masked = _cost(span, counts[unit.start : unit.stop], counter, prose_over=prose_over)
         out.append(
             UnitCost(
                 tokens,
                 pruned=pruned,
                 masked=masked,
+                trimmed=trimmed,
                 protection=protection[k],
                 droppable=any(droppable[unit.start : unit.stop]),
                 foldable=rule.fold,
             )
         )
     return out
+
+
+def _trimmed(span: Sequence[Message], head_share: float, counter: TokenCounter) -> int | None:
+    """Tokens of `span` at its smallest trim, None when it has no result to cut."""
+    ref = _NoRef()
+    out = trim_span(span, ref, 0, head_share, counter)
+    if all(a is b for a, b in zip(out, span, strict=True)):
+        return None
+    return sum(counter.count(m) for m in out) + REF_TOKENS_MAX * ref.made
 
 
 def _cost(

@@ -261,7 +261,7 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         bridge=bridge,
     )
     protected = settings.overhead + card + bridge  # one bridge, when turns must alternate
-    protected += sum(c.tokens for c in costs if c.protection is not Protection.NONE)
+    protected += sum(c.tokens for c in costs if c.protection is Protection.HARD)
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
 
 

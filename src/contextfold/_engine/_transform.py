@@ -102,7 +102,7 @@ def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
 def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
     """`message` with every tool result over `size.over` tokens cut to `size.keep` (rule 2)."""
     parts = tuple(
-        _prune_result(p, ref, size, counter) if isinstance(p, ToolResult) else p
+        prune_result(p, ref, size, counter) if isinstance(p, ToolResult) else p
         for p in message.parts
     )
     if all(a is b for a, b in zip(parts, message.parts, strict=True)):
@@ -115,7 +115,7 @@ def result_tokens(result: ToolResult, counter: TokenCounter) -> int:
     return counter.count(Message("tool", (result,)))
 
 
-def _prune_result(
+def prune_result(
     result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
 ) -> ToolResult:
     text = "".join(p.text for p in result.parts if isinstance(p, Text | Marker))

@@ -20,6 +20,9 @@ class Action(Enum):
     PRUNE = "prune"
     MASK = "mask"
     FOLD = "fold"
+    TRIM = "trim"
+    """Cut the unit's tool results to the token allowance the plan gives it (the newest
+    output, sized to the room left rather than to a fixed head and tail)."""
     DROP = "drop"
 
 
@@ -28,9 +31,10 @@ class Protection(Enum):
 
     NONE = "none"
     TAIL = "tail"
-    """The configured newest units: verbatim unless they alone overflow the budget."""
+    """The configured newest units: verbatim while they fit; past that they yield (trimmed
+    to the room left, then masked, then folded) before the budget is exceeded."""
     HARD = "hard"
-    """System prompt, pins, the latest user turn: always verbatim."""
+    """System prompt, pins, the latest user turn: the floor, always verbatim."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +46,9 @@ class UnitCost:
     """Tokens after pruning; None when pruning does not apply (nothing oversized)."""
     masked: int | None = None
     """Tokens after masking; None when masking does not apply."""
+    trimmed: int | None = None
+    """Tokens at the smallest trim (every result cut to its minimum); None when trimming
+    does not apply. A trimmed unit costs at least this and at most its allowance."""
     protection: Protection = Protection.NONE
     droppable: bool = False
     """Marked droppable by the caller: dropped first when over budget."""
@@ -96,6 +103,14 @@ class Plan:
     """Index of the first unit of the verbatim recent tail."""
     small_summary: bool = False
     """Fold with the small summary reserve (the full one did not fit)."""
+    allowances: tuple[int | None, ...] = ()
+    """Token allowance of each TRIM unit (None for the others); empty when none trims."""
+    ceiling: int = 0
+    """Upper bound of the message tokens once trimmed units use their allowances."""
+
+    def allowance(self, unit: int) -> int | None:
+        """The token allowance of unit `unit` if the plan trims it."""
+        return self.allowances[unit] if self.allowances else None
 
     @property
     def folds(self) -> bool:

@@ -6,13 +6,19 @@ Rules:
 3. Order of work, cheapest first, stopping as soon as the messages fit:
    drop units the caller marked droppable; prune; mask; fold the oldest span into the
    summary (at least what the budget needs, more if the eviction policy asks); then the
-   last resort (fold or drop the recent tail, drop the summary, prune oversized results
-   in the protected tail).
+   last resort, toward the budget itself: fold or drop the recent tail, shrink the
+   summary, let the protected tail yield (oldest first: trimmed, masked, folded), drop
+   the folded span. Only the floor (system prompt, pins, the latest user turn) never
+   yields, so the plan fits whenever the floor and the preamble do.
 4. The recent tail is chosen first: the newest unprotected units that fit in
    `tail_share` of the room, and never so many that folding everything else could not fit.
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
-   one that genuinely did not fit. Droppable units stay dropped: they go first.
+   one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
+   units that yielded are relaxed toward the budget, not the target; when the newest
+   output is trimmed, older units are not relaxed at its expense.
+6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
+   budget, newest first, so the newest output is cut only as much as the room requires.
 """
 
 from __future__ import annotations
@@ -23,12 +29,13 @@ from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
 from ._plan import Action, Plan, PlanBudget, Protection, UnitCost
 
-_KEEP, _PRUNE, _MASK, _FOLD, _DROP = (
+_KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.KEEP,
     Action.PRUNE,
     Action.MASK,
     Action.FOLD,
     Action.DROP,
+    Action.TRIM,
 )
 _GONE = (_FOLD, _DROP)
 
@@ -62,6 +69,8 @@ class _Work:
                 return c.pruned
             case Action.MASK:
                 return c.masked
+            case Action.TRIM:
+                return c.trimmed
             case Action.FOLD:
                 return 0 if c.foldable else None
             case Action.DROP:
@@ -124,8 +133,10 @@ def plan(
     if not work.fits():
         work.goal = work.limit
         _last_resort(work, steps)
+        _relax(work, steps, _tail(work))
         work.goal = budget.available
-    _relax(work, steps)
+    if _TRIM not in work.actions:  # a trimmed newest output gets the room, not older units
+        _relax(work, steps)
     return _result(work, tail_start, _reason(work))
 
 
@@ -207,8 +218,8 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
 
 
 def _last_resort(work: _Work, steps: Chain) -> None:
-    """Toward the limit: fold or drop the recent tail, shrink or drop the summary, prune the
-    protected tail (kept only when that makes it fit)."""
+    """Toward the limit: fold or drop the recent tail, shrink the summary, let the protected
+    tail yield, drop the folded span (rule 3)."""
     n = len(work.costs)
     open_units = [
         i
@@ -221,45 +232,66 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         _greedy(work, open_units, _DROP)
     if not work.fits() and work.folded and work.budget.preamble_folded_small is not None:
         work.small = True
+    if not work.fits():
+        _yield_tail(work, steps)
     if not work.fits() and steps.get("drop"):
         work.small = False
         for i in range(n):
             if work.actions[i] is _FOLD:
                 work.set(i, _DROP)
-    if not work.fits() and steps.get("prune"):
-        _prune_tail(work)
 
 
-def _prune_tail(work: _Work) -> None:
-    """Prune oversized results in the protected tail, but only if that makes it fit."""
-    before = list(work.actions)
-    tail = [i for i, c in enumerate(work.costs) if c.protection is Protection.TAIL]
-    _greedy(work, tail, _PRUNE)
-    if not work.fits():  # pruning the newest results in vain would only lose them
-        for i, action in enumerate(before):
-            if work.actions[i] is not action:
+def _tail(work: _Work) -> list[int]:
+    return [i for i, c in enumerate(work.costs) if c.protection is Protection.TAIL]
+
+
+def _yield_tail(work: _Work, steps: Chain) -> None:
+    """The protected tail yields, oldest unit first: trimmed to its smallest, masked, then
+    folded (or dropped), until the messages fit."""
+    ladder = [a for a in (_TRIM, _MASK) if steps.get("prune" if a is _TRIM else "mask")]
+    if steps.get("summarize"):
+        ladder.append(_FOLD)
+    elif steps.get("drop"):
+        ladder.append(_DROP)
+    for i in _tail(work):
+        for action in ladder:
+            if work.fits():
+                return
+            new = work.cost(i, action)
+            current = work.cost(i, work.actions[i])
+            if new is not None and current is not None and new < current:
                 work.set(i, action)
 
 
-def _relax(work: _Work, steps: Chain) -> None:
-    """Newest first, give every unit the least compaction that still fits (rule 5)."""
+def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None:
+    """Newest first, give every unit (or those in `only`) the least compaction that still
+    fits (rule 5)."""
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
-    options = [_KEEP] + [a for a in (_PRUNE, _MASK) if steps.get(a.value)]
+    units = range(len(work.costs) - 1, -1, -1) if only is None else sorted(only, reverse=True)
     changed = True
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
-        for i in range(len(work.costs) - 1, -1, -1):
+        for i in units:
             action = work.actions[i]
             if action is _KEEP or (action is _FOLD and not folds) or work.costs[i].droppable:
                 continue
-            for lighter in options:
+            for lighter in _lighter(work, i, steps):
                 if lighter is action:
                     break
                 if work.cost(i, lighter) is not None and work.would_fit(i, lighter):
                     work.set(i, lighter)
                     changed = True
                     break
+
+
+def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
+    """A unit's actions from the lightest: a tail unit trims rather than prunes."""
+    middle = _TRIM if work.costs[i].protection is Protection.TAIL else _PRUNE
+    return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
+
+
+_STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
 
 
 def _reason(work: _Work) -> str:
@@ -275,6 +307,8 @@ def _reason(work: _Work) -> str:
 
 def _result(work: _Work, tail_start: int, reason: str) -> Plan:
     estimate = work.estimate()
+    allowances = _allowances(work)
+    extra = sum(a - (work.costs[i].trimmed or 0) for i, a in enumerate(allowances) if a is not None)
     return Plan(
         tuple(work.actions),
         estimate,
@@ -283,4 +317,21 @@ def _result(work: _Work, tail_start: int, reason: str) -> Plan:
         reason,
         tail_start,
         small_summary=work.small and work.folded > 0,
+        allowances=allowances,
+        ceiling=estimate + extra,
     )
+
+
+def _allowances(work: _Work) -> tuple[int | None, ...]:
+    """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
+    if _TRIM not in work.actions:
+        return ()
+    slack = max(0, work.limit - work.estimate())
+    out: list[int | None] = [None] * len(work.actions)
+    for i in range(len(work.actions) - 1, -1, -1):
+        cost = work.costs[i]
+        if work.actions[i] is _TRIM and cost.trimmed is not None:
+            extra = min(slack, max(0, cost.tokens - cost.trimmed))
+            out[i] = cost.trimmed + extra
+            slack -= extra
+    return tuple(out)
