@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .._card import CardState, extract_rules, parse_card, render_card
 from .._messages import Card, Message, Text
 from .._planning._plan import Protection
 from .._planning._units import Unit, UnitKind
+from .._statements._card import CardState, extract_rules, parse_card, render_card
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
 from ._transform import REF_TOKENS_MAX

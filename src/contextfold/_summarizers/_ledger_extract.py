@@ -39,7 +39,7 @@ from .._messages import (
     ToolResult,
     part_text,
 )
-from ._facts import (
+from .._statements._facts import (
     Fact,
     clip,
     defined_names,

@@ -16,7 +16,15 @@ from functools import lru_cache
 from typing import Final
 
 from .._messages import ToolCall
-from ._facts import Fact, clip, json_leaves, load_json, scalar_text, text_facts, word_order
+from .._statements._facts import (
+    Fact,
+    clip,
+    json_leaves,
+    load_json,
+    scalar_text,
+    text_facts,
+    word_order,
+)
 
 PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
 _PROSE_KEYS: Final = frozenset(

@@ -24,7 +24,7 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
-from ._facts import normalize, word_set
+from .._statements._facts import normalize, word_set
 
 Section = Literal[
     "goals", "user", "decisions", "identifiers", "seen", "errors", "files", "state", "notes"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from ._facts import Fact
+from .._statements._facts import Fact
 from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting
 
 USER: Final = 0

@@ -6,7 +6,7 @@ Rules:
    never creates rules (unless the caller pins the message).
 2. A rule is the user's sentence verbatim (list bullets and outer spaces removed).
 3. Same normalized text: a duplicate, nothing changes. Same subject key (see
-   `_card_rules`): the newer rule takes the older one's place and the older is returned
+   `_cues`): the newer rule takes the older one's place and the older is returned
    as superseded, so the engine can archive it. Order is stable; re-feeding the same
    messages in the same order gives the same card.
 4. `render_card` and `parse_card` invert each other exactly: a rule's subject is a pure
@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from ._card_rules import OVERRIDE_ONLY, classify, subject_of
-from ._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._summarizers._facts import normalize, outside_quotes, sentences
+from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
+from ._cues import OVERRIDE_ONLY, classify, subject_of
+from ._facts import normalize, outside_quotes, sentences
 
 __all__ = ["CARD_INTRO", "CardState", "Rule", "extract_rules", "parse_card", "render_card"]
 

@@ -10,11 +10,18 @@ from hypothesis import strategies as st
 
 import contextfold
 from contextfold import Message, Text, ToolCall, ToolResult
-from contextfold._card import CARD_INTRO, CardState, Rule, extract_rules, parse_card, render_card
-from contextfold._card_rules import classify, subject_of
 from contextfold._messages import CARD_HEADER, artifact_kind
+from contextfold._statements._card import (
+    CARD_INTRO,
+    CardState,
+    Rule,
+    extract_rules,
+    parse_card,
+    render_card,
+)
+from contextfold._statements._cues import classify, subject_of
 
-from .corpus import require
+from ..corpus import require
 
 
 def user(text: str) -> Message:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
-from ._summarizers._facts import normalize, word_set
+from ._facts import normalize, word_set
 
 Kind = Literal[
     "prohibition",

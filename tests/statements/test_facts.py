@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._summarizers._facts import (
+from contextfold._statements._facts import (
     Fact,
     clip,
     defined_names,
