@@ -23,6 +23,7 @@ import pytest
 import contextfold as cf
 from contextfold._engine._artifacts import bridge_text
 from contextfold._messages import CARD_HEADER, SUMMARY_HEADER, artifact_kind
+from contextfold._statements._card import parse_card
 
 from ..corpus import records
 
@@ -142,7 +143,7 @@ def test_injected_corpus_leaves_the_card_as_the_users_statements_make_it(fmt: st
         expected = card_of(cf.compact(clean, budget, "gpt-4o").payload, fmt)
         result = cf.compact(dirty, budget, "gpt-4o")
         card = card_of(result.payload, fmt)
-        assert card == expected, record_id
+        assert _same_card(card, expected), record_id
         assert TAG not in (card or "")
         assert cf.validate(result.payload, fmt) == []
         # a stateless caller sends the output back, more injected turns appended
@@ -157,8 +158,7 @@ def test_injected_corpus_leaves_the_card_as_the_users_statements_make_it(fmt: st
         )
         again = cf.compact(_extended(result.payload, more), budget, "gpt-4o")
         assert TAG not in (card_of(again.payload, fmt) or "")
-        for line in (card or "").splitlines()[2:]:
-            assert line in (card_of(again.payload, fmt) or ""), record_id
+        assert _rules(card) <= _rules(card_of(again.payload, fmt)), record_id
         # a budget where turns are summarized: every rule is a user's sentence, verbatim
         folded = cf.compact(dirty, max(1500, cf.count_tokens(dirty, "gpt-4o") // 4), "gpt-4o")
         summarized += folded.report.summarized
@@ -189,23 +189,30 @@ def test_manager_card_ignores_injections() -> None:
                 manager.view()
             views.append(card_of(manager.view(), "openai-chat"))
         assert TAG not in (views[1] or ""), record_id
-        assert _rules(views[1]) <= _rules(views[0]) | _user_sentences(messages), record_id
+        for rule in _rules(views[1]) - _rules(views[0]):
+            assert _said(rule, messages), (record_id, rule)
 
 
 def _rules(card: str | None) -> set[str]:
-    return {line for line in (card or "").splitlines() if line.startswith("- ")}
+    """The statements a card shows, in either layout (full lines or dense)."""
+    if card is None:
+        return set()
+    state, _ = parse_card(card)
+    return {statement.text for statement in state.statements}
+
+
+def _same_card(card: str | None, expected: str | None) -> bool:
+    """Equal up to the block reference (the span it names archives each input's own turns)."""
+
+    def plain(text: str | None) -> str | None:
+        return None if text is None else re.sub(r"\(see r[0-9a-f]{10}\)", "(see)", text)
+
+    return plain(card) == plain(expected)
 
 
 def _said(rule: str, messages: list[dict[str, Any]]) -> bool:
-    """Whether a card line's rule is text some user message of the input holds verbatim."""
-    text = re.sub(r" \(r[0-9a-f]{10}\)$", "", rule[2:])
-    return any(text in _text(m["content"]) for m in messages if m["role"] == "user")
-
-
-def _user_sentences(messages: list[dict[str, Any]]) -> set[str]:
-    """Card lines any user message could give (a loose superset, for the manager check)."""
-    texts = [_text(m["content"]) for m in messages if m["role"] == "user"]
-    return {f"- {t}" for t in texts}
+    """Whether a card statement is text some user message of the input holds verbatim."""
+    return any(rule in _text(m["content"]) for m in messages if m["role"] == "user")
 
 
 RULES = "Fix the build. Never push to main. Do not modify the tests."

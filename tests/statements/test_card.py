@@ -14,12 +14,14 @@ from contextfold._messages import CARD_HEADER, artifact_kind
 from contextfold._statements._card import (
     CARD_INTRO,
     CardState,
-    Rule,
-    extract_rules,
+    Statement,
+    extract_statements,
+    ordered,
     parse_card,
     render_card,
 )
 from contextfold._statements._cues import classify, subject_of
+from contextfold._statements._facts import sentences
 
 from ..corpus import require
 
@@ -32,10 +34,15 @@ def ref(i: int) -> str:
     return f"r{i:010x}"
 
 
-def feed(*texts: str) -> tuple[CardState, list[Rule]]:
+def extract_rules(message: Message, source: str = "") -> list[Statement]:
+    """The rules (and preferences) a message states, without its goals and facts."""
+    return [s for s in extract_statements(message, source) if s.subject]
+
+
+def feed(*texts: str) -> tuple[CardState, list[Statement]]:
     """The card after user messages `texts`, and every rule superseded on the way."""
     state = CardState()
-    superseded: list[Rule] = []
+    superseded: list[Statement] = []
     for i, text in enumerate(texts):
         state, gone = state.update(user(text), ref(i))
         superseded.extend(gone)
@@ -119,7 +126,8 @@ NOT_RULES = [
 def test_rules_are_detected(sentence: str, kind: str) -> None:
     assert classify(sentence) == kind
     [rule] = extract_rules(user(sentence), ref(1))
-    assert rule == Rule(sentence, subject_of(sentence), ref(1))
+    assert rule == Statement(sentence, ref(1))
+    assert rule.subject == subject_of(sentence)
 
 
 @pytest.mark.parametrize("sentence", NOT_RULES)
@@ -206,10 +214,20 @@ def test_rules_on_different_subjects_are_both_kept(first: str, second: str) -> N
     assert gone == []
 
 
-def test_overrides_without_a_rule_to_replace_add_nothing() -> None:
-    state, gone = feed("You may modify the tests.", "Actually, use tabs.")
-    assert state.rules == ()
+def test_a_permission_without_a_rule_to_relax_adds_nothing() -> None:
+    state, gone = feed("You may modify the tests.")
+    assert state.statements == ()
     assert gone == []
+
+
+def test_a_correction_with_nothing_to_replace_is_the_current_value() -> None:
+    newer = "Actually, use Python 3.13 for all new scripts."
+    state, gone = feed("You may modify the tests.", newer, "Actually, I have a question.")
+    assert [s.text for s in state.statements] == [newer]
+    assert gone == []
+
+
+def test_overrides_replace_only_what_they_name() -> None:
     state, gone = feed("Don't modify the tests.", "You may modify the docs.")
     assert [r.text for r in state.rules] == ["Don't modify the tests."]
     assert gone == []
@@ -281,21 +299,28 @@ def test_render_and_parse_invert_each_other(said: list[str], sourced: bool) -> N
     state = CardState()
     for i, text in enumerate(said):
         state, _ = state.update(user(text), ref(i) if sourced else "")
-    text = render_card(state)
-    assert parse_card(text) == state
-    assert render_card(parse_card(text)) == text
-    assert artifact_kind(text) == "card"
+    for block in (None, ref(99), ""):
+        text = render_card(state, block=block)
+        parsed, found = parse_card(text)
+        assert found == (block or None)
+        assert [s.text for s in parsed.statements] == [s.text for s in ordered(state.statements)]
+        if block is None:
+            assert parsed == CardState(tuple(ordered(state.statements)))
+        assert render_card(parsed, block=block) == text
+        assert artifact_kind(text) == "card"
 
 
 def test_render_shape() -> None:
     state, _ = feed("Never use sudo.", "I prefer economy class.")
     assert render_card(state) == "\n".join(
         [
-            CARD_HEADER,
-            CARD_INTRO,
+            f"{CARD_HEADER} {CARD_INTRO}",
             f"- Never use sudo. ({ref(0)})",
             f"- I prefer economy class. ({ref(1)})",
         ]
+    )
+    assert render_card(state, block=ref(7)) == "\n".join(
+        [f"{CARD_HEADER} (see {ref(7)})", "Never use sudo.", "I prefer economy class."]
     )
 
 
@@ -316,9 +341,14 @@ def test_corpus_rules_are_verbatim_user_sentences() -> None:
         state = CardState()
         for i, message in enumerate(contextfold.parse(messages, format="openai-chat")[1].messages):
             state, _ = state.update(message, ref(i))
-        user_text = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
+        user_text = "\n".join(
+            contextfold.Message("user", m.parts).parts[0].text  # type: ignore[union-attr]
+            for m in contextfold.parse(messages, format="openai-chat")[1].messages
+            if m.role == "user" and m.parts and isinstance(m.parts[0], Text)
+        )
         for rule in state.rules:
-            assert rule.text in user_text
+            for sentence in sentences(rule.text):
+                assert sentence in user_text
         found += len(state.rules)
     assert 60 <= found <= 200
 

@@ -1,25 +1,40 @@
-"""The constraint card during a compaction: what it will hold, and its size bound.
+"""The user-state card during a compaction: what it holds, its size bounds, its fitted text.
 
 Rules:
-1. The card holds the rules of user messages that leave the verbatim view (folded or
-   dropped), merged into the card already there; newer rules on a subject win and the
-   older ones are archived.
-2. Before planning, the card's size is bounded by the card every unprotected user
-   message could produce, plus a reference's worth of tokens per rule.
+1. The card holds the statements of user messages that leave the verbatim view (folded
+   or dropped), merged into the card already there; newer statements on a subject win
+   and the older ones are archived.
+2. Before planning, two bounds: `full`, the card every unprotected user message could
+   produce with a reference per statement, and `rules`, its rules alone in dense form.
+3. After the plan, the card is fitted to the room the plan left: full when it fits;
+   otherwise dense (the full card, sources included, archived under one block
+   reference) with as many statements as fit, in card order (rules first).
+4. A dense card read back recovers nothing but its text; its block entry names the
+   previous block, so every source stays reachable by recall.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .._messages import Card, Message, Text
 from .._planning._plan import Protection
 from .._planning._units import Unit, UnitKind
-from .._statements._card import CardState, extract_rules, parse_card, render_card
+from .._statements._card import CardState, extract_statements, parse_card, render_card
+from .._statements._kinds import RULE_RANK
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
 from ._transform import REF_TOKENS_MAX
+
+
+@dataclass(frozen=True, slots=True)
+class CardBounds:
+    """Sizes of the card message for planning (rule 2)."""
+
+    full: int
+    rules: int
 
 
 def new_card(
@@ -27,24 +42,65 @@ def new_card(
     sources: Sequence[tuple[Message, str]],
     archive: Archiver | None,
     refs: list[str] | None = None,
-) -> tuple[str | None, int]:
-    """The card text after adding the rules of `sources` (message, ref), and its size.
-
-    Superseded rules are archived; their references are appended to `refs`.
-    """
-    state = parse_card(existing) if existing else CardState()
+) -> tuple[CardState, str | None]:
+    """The state after adding the statements of `sources` (message, ref), and the block
+    reference the existing card showed. Superseded statements are archived into `refs`."""
+    state, block = parse_card(existing) if existing else (CardState(), None)
     for message, ref in sources:
         if message.role != "user":
             continue
         state, superseded = state.update(message, ref)
         if archive is not None:
-            for rule in superseded:
-                stored = archive.put(rule.text, label="superseded rule")
+            for old in superseded:
+                stored = archive.put(old.text, label="superseded statement")
                 if refs is not None:
                     refs.append(stored)
-    if not state.rules:
-        return None, 0
-    return render_card(state), len(state.rules)
+    return state, block
+
+
+def fit_card(
+    state: CardState,
+    room: int,
+    counter: TokenCounter,
+    archive: Archiver,
+    refs: list[str],
+    *,
+    previous_block: str | None = None,
+    span: str | None = None,
+    dense: bool = False,
+    full_only: bool = False,
+) -> str | None:
+    """The card text that fits `room` tokens (rule 3), or None when there is nothing to show.
+    `span`: a folded span's reference to keep reachable through the block entry (dense);
+    `full_only`: None unless the full card fits."""
+    if not state.statements and span is None:
+        return None
+    full = render_card(state)
+    if not dense and span is None and _cost(full, counter) <= room:
+        return full
+    if full_only:
+        return None
+    entry = full
+    if previous_block is not None:
+        entry += f"\n(previous card: {previous_block})"
+    if span is not None:
+        entry += f"\n(messages folded out of view: {span})"
+    block = archive.put(entry, label="card sources")
+    refs.append(block)
+    low, high = 0, len(state.statements)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _cost(render_card(state, block=block, shown=mid), counter) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    if low == 0 and _cost(render_card(state, block=block, shown=0), counter) > room:
+        return None
+    return render_card(state, block=block, shown=low)
+
+
+def _cost(text: str, counter: TokenCounter) -> int:
+    return counter.count(Message("user", (Card(text),)))
 
 
 def _user_text(message: Message) -> str:
@@ -52,27 +108,33 @@ def _user_text(message: Message) -> str:
 
 
 @lru_cache(maxsize=65_536)
-def _states_rules(text: str) -> bool:
-    """Whether user text states any rule (cached: histories repeat across compactions)."""
-    return bool(text) and bool(extract_rules(Message("user", (Text(text),))))
+def _states_anything(text: str) -> bool:
+    """Whether user text states anything (cached: histories repeat across compactions)."""
+    return bool(text) and bool(extract_statements(Message("user", (Text(text),))))
 
 
-def card_bound(
+def card_bounds(
     existing: str | None,
     body: Sequence[Message],
     units: Sequence[Unit],
     protection: Sequence[Protection],
     counter: TokenCounter,
-) -> int:
-    """Upper bound of the card message's tokens after this compaction (rule 2)."""
+) -> CardBounds:
+    """Upper bounds of the card message after this compaction (rule 2)."""
     sources = [
         (body[i], "")
         for k, unit in enumerate(units)
         if unit.kind in (UnitKind.USER, UnitKind.EXCHANGE) and protection[k] is Protection.NONE
         for i in range(unit.start, unit.stop)
-        if body[i].role == "user" and _states_rules(_user_text(body[i]))
+        if body[i].role == "user" and _states_anything(_user_text(body[i]))
     ]
-    text, rules = new_card(existing, sources, None)
-    if text is None:
-        return 0
-    return counter.count(Message("user", (Card(text),))) + REF_TOKENS_MAX * rules
+    state, _ = new_card(existing, sources, None)
+    if not state.statements:
+        return CardBounds(0, 0)
+    full = _cost(render_card(state), counter) + REF_TOKENS_MAX * len(state.statements)
+    rules = CardState(tuple(s for s in state.statements if s.rank == RULE_RANK))
+    dense = _cost(render_card(rules, block=""), counter) + REF_TOKENS_MAX if rules.statements else 0
+    return CardBounds(full, min(full, dense))
+
+
+Count = Callable[[str], int]

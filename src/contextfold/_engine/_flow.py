@@ -28,14 +28,18 @@ from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
-from ._cards import card_bound, new_card
+from ._cards import card_bounds, new_card
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
+from ._room import fill, room_left
 from ._shape import BRIDGE_REF, SHAPES, add_bridges
 from ._shape import bridge as bridge_message
-from ._summary import fold, reserve_for, summary_cap
+from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
+
+CARD_SHARE = 0.35
+"""Share of the target the planned card may take beyond its rules (it fills the room)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +107,7 @@ def compact_flow(
     applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
     items, rules = prep.parts.artifacts, 0
     if applied.removed:
-        small = the_plan.small_summary
-        items, rules = yield from _new_artifacts(applied, prep, settings, archive, small)
+        items, rules = yield from _new_artifacts(applied, prep, settings, archive, the_plan)
     n_system = len(prep.parts.system)
     body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
     out = applied.messages[:n_system] + body
@@ -150,32 +153,49 @@ def _unchanged(
 
 
 def _new_artifacts(
-    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver, small: bool
+    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver, the_plan: Plan
 ) -> Generator[SummaryRequest, SummaryResult, tuple[list[tuple[int, Message]], int]]:
-    """Fold the summary and rebuild the card; returns their placements and the card size."""
+    """Rebuild the card and fold the summary into the room the plan left; returns their
+    placements and how many statements the card shows."""
     parts = prep.parts
-    summary = parts.summary
     anchor = BEFORE_ALL if parts.summary_anchor is None else parts.summary_anchor
     if applied.folded:
-        summary = yield from fold(
-            applied,
-            parts.summary,
-            policy=settings.policy,
-            budget=settings.budget,
-            counter=settings.counter,
-            archive=archive,
-            small=small,
-        )
         anchor = applied.first_folded if applied.first_folded is not None else BEFORE_ALL
     first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
     if first is None or anchor <= first:
         anchor = BEFORE_ALL
     sources = list(zip(applied.folded, applied.folded_refs, strict=True))
     sources += zip(applied.dropped, applied.dropped_refs, strict=True)
-    card, rules = new_card(parts.card, sources, archive, applied.refs)
-    _keep_artifacts(archive, applied.refs, (parts.card, card), (parts.summary, summary))
+    state, block = new_card(parts.card, sources, archive, applied.refs)
+    alternate = SHAPES[settings.format].alternate
+    room = room_left(
+        applied,
+        the_plan,
+        goal=settings.target if the_plan.on_target else settings.budget,
+        overhead=settings.overhead,
+        bridge=_bridge_cost(settings.counter) if alternate else 0,
+        counter=settings.counter,
+    )
+    filled = yield from fill(
+        applied,
+        state,
+        previous=parts.summary,
+        previous_block=block,
+        room=room,
+        policy=settings.policy,
+        budget=settings.budget,
+        counter=settings.counter,
+        archive=archive,
+    )
+    _keep_artifacts(
+        archive, applied.refs, (parts.card, filled.card), (parts.summary, filled.summary)
+    )
     joined = SHAPES[settings.format].joined_preamble
-    return placements(card, summary, anchor, joined), rules
+    return placements(filled.card, filled.summary, anchor, joined), filled.shown
+
+
+def _bridge_cost(counter: TokenCounter) -> int:
+    return counter.count(bridge_message("assistant", BRIDGE_REF))
 
 
 _Pair = tuple[str | None, str | None]
@@ -241,26 +261,24 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         prune_size=prune,
         counter=counter,
     )
-    card = card_bound(prep.parts.card, prep.body, prep.units, protection, counter)
+    bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
+    available = settings.target - settings.overhead
+    card = min(bounds.full, max(bounds.rules, int(CARD_SHARE * available)))
     summary = prep.parts.summary
     current = counter.count(Message("user", (Summary(summary),))) if summary else 0
     reserve = reserve_for(policy, settings.budget)
     small = reserve_for(policy, settings.budget, small=True)
-    bridge = (
-        counter.count(bridge_message("assistant", BRIDGE_REF))
-        if SHAPES[settings.format].alternate
-        else 0
-    )
+    bridge = _bridge_cost(counter) if SHAPES[settings.format].alternate else 0
     budget = PlanBudget(
-        available=settings.target - settings.overhead,
+        available=available,
         limit=settings.budget - settings.overhead,
         preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
         preamble_folded=card + summary_cap(reserve, counter) + bridge,
-        preamble_folded_small=card + summary_cap(small, counter) + bridge,
+        preamble_folded_small=bounds.rules + summary_cap(small, counter) + bridge,
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )
-    protected = settings.overhead + card + bridge  # one bridge, when turns must alternate
+    protected = settings.overhead + bridge  # the floor; one bridge when turns must alternate
     protected += sum(c.tokens for c in costs if c.protection is Protection.HARD)
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
 

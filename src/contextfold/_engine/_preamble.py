@@ -17,15 +17,21 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from .._messages import SUMMARY_HEADER, Card, Message, Summary, Text, artifact_kind
+from .._messages import REF_PATTERN, SUMMARY_HEADER, Card, Message, Summary, Text, artifact_kind
 from ._artifacts import Verifier, demote, recognise
 
 SUMMARY_INTRO: Final = (
     f"{SUMMARY_HEADER} Summary of earlier turns; recall a ref with contextfold_recall.\n"
+)
+"""The intro of summaries made before span references (still read back)."""
+_SPAN_INTRO: Final = "Summary of earlier turns (every folded message: "
+_SPAN_LINE: Final = re.compile(
+    re.escape(f"{SUMMARY_HEADER} {_SPAN_INTRO}") + r"(" + REF_PATTERN + r")\)"
 )
 BEFORE_ALL: Final = -1
 """Anchor that places an artifact right after the system prompt."""
@@ -85,12 +91,22 @@ def summary_body(text: str | None) -> str | None:
         return None
     if text.startswith(SUMMARY_INTRO):
         return text[len(SUMMARY_INTRO) :]
+    if _SPAN_LINE.match(text):
+        return text.split("\n", 1)[1] if "\n" in text else ""
     return text[len(SUMMARY_HEADER) :].lstrip()
 
 
-def summary_text(body: str) -> str:
-    """The full summary text for a summarizer's body."""
-    return SUMMARY_INTRO + body.strip()
+def summary_span(text: str | None) -> str | None:
+    """The span reference a summary text names, if any."""
+    match = _SPAN_LINE.match(text) if text else None
+    return match.group(1) if match else None
+
+
+def summary_text(body: str, span: str) -> str:
+    """The full summary text for a summarizer's body and the span's reference."""
+    intro = f"{SUMMARY_HEADER} {_SPAN_INTRO}{span}); recall any ref with contextfold_recall."
+    body = body.strip()
+    return f"{intro}\n{body}" if body else intro
 
 
 def placements(

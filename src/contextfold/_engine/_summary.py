@@ -3,22 +3,29 @@
 Rules:
 1. The span goes to the summarizer in chunks of at most `chunk_tokens` (default: the
    budget), oldest first; each request merges the previous summary body (anchored merge).
-2. The summary never exceeds its reserve: a longer answer is cut at a line boundary.
+2. The summary never exceeds the tokens it is given (`max_tokens`: the room the plan
+   left after the card, at least its reserve): a longer answer is cut at a line boundary.
 3. The summary being replaced is archived, so no earlier summary is ever lost.
+4. Its intro names one span reference: an archive entry listing every folded message
+   (reference, role, first words), chained to the previous span, so the model can reach
+   every folded message from the output itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 
-from .._messages import Message, Summary
+from .._messages import Message, Summary, message_text
 from .._policy import Policy
 from .._report import SummaryInfo
 from .._strategies._steps import Summarize
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver
-from ._preamble import SUMMARY_INTRO, summary_body, summary_text
+from ._preamble import summary_body, summary_text
+from ._transform import REF_TOKENS_MAX
+
+_PREVIEW = 72
 
 
 def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
@@ -33,42 +40,64 @@ def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
 
 def summary_cap(reserve: int, counter: TokenCounter) -> int:
     """Upper bound of the summary message's tokens (intro + reserve)."""
-    return counter.count(Message("user", (Summary(SUMMARY_INTRO),))) + reserve
+    intro = counter.count(Message("user", (Summary(summary_text("", "")),)))
+    return intro + REF_TOKENS_MAX + reserve
 
 
 def fold(
     applied: Applied,
     previous: str | None,
     *,
-    policy: Policy,
-    budget: int,
+    span: str,
+    max_tokens: int,
+    chunk: int,
     counter: TokenCounter,
     archive: Archiver,
-    small: bool = False,
 ) -> Generator[SummaryRequest, SummaryResult, str]:
-    """Summarize `applied.folded` into one summary text (rules 1-3)."""
-    reserve = reserve_for(policy, budget, small=small)
-    step = policy.steps.get("summarize")
-    chunk = step.chunk_tokens if isinstance(step, Summarize) and step.chunk_tokens else budget
+    """Summarize `applied.folded` into one summary text of at most `max_tokens` (rules 1-4);
+    `span` is the reference `make_span` gave the folded messages."""
     if previous is not None:
         applied.refs.append(archive.put(previous))
+    intro = counter.count(Message("user", (Summary(summary_text("", span)),)))
     body = summary_body(previous)
-    for messages, refs in _chunks(applied.folded, applied.folded_refs, chunk, counter):
-        request = SummaryRequest(
-            tuple(messages), previous=body, refs=tuple(refs), max_tokens=reserve
-        )
-        result = yield request
-        body = result.text
-        applied.summaries.append(
-            SummaryInfo(
-                result.summarizer,
-                len(messages),
-                result.input_tokens,
-                result.output_tokens,
-                result.cached,
+    room = max(0, max_tokens - intro)
+    if room:
+        for messages, refs in _chunks(applied.folded, applied.folded_refs, chunk, counter):
+            request = SummaryRequest(
+                tuple(messages), previous=body, refs=tuple(refs), max_tokens=room
             )
-        )
-    return _capped(body or "", summary_cap(reserve, counter), counter)
+            result = yield request
+            body = result.text
+            applied.summaries.append(
+                SummaryInfo(
+                    result.summarizer,
+                    len(messages),
+                    result.input_tokens,
+                    result.output_tokens,
+                    result.cached,
+                )
+            )
+    return _capped(body or "", span, max(intro, max_tokens), counter)
+
+
+def has_body(text: str) -> bool:
+    """Whether a summary text says anything beyond its intro line."""
+    return "\n" in text.strip()
+
+
+def make_span(applied: Applied, earlier: str | None, archive: Archiver) -> str:
+    """Archive the list of folded messages (rule 4); returns its reference."""
+    lines = ["Messages taken out of view, oldest first (recall a ref for the message):"]
+    gone = [*zip(applied.folded, applied.folded_refs, strict=True)]
+    gone += zip(applied.dropped, applied.dropped_refs, strict=True)
+    for message, ref in gone:
+        words = " ".join(message_text(message).split())
+        lines.append(f"- {ref} {message.role}: {words[:_PREVIEW]}")
+    if earlier:
+        lines.append(f"Folded before these: {earlier}")
+    ref = archive.put("\n".join(lines), label="folded span")
+    applied.refs.append(ref)
+    return ref
 
 
 def _chunks(
@@ -88,14 +117,14 @@ def _chunks(
     return chunks
 
 
-def _capped(body: str, cap: int, counter: TokenCounter) -> str:
-    """`summary_text(body)`, cut at a line boundary so its message fits `cap` (rule 2)."""
+def _capped(body: str, span: str, cap: int, counter: TokenCounter) -> str:
+    """`summary_text(body, span)`, cut at a line boundary so its message fits `cap`."""
 
     def cost(text: str) -> int:
-        return counter.count(Message("user", (Summary(summary_text(text)),)))
+        return counter.count(Message("user", (Summary(summary_text(text, span)),)))
 
     if cost(body) <= cap:
-        return summary_text(body)
+        return summary_text(body, span)
     lines = body.splitlines()
     low, high = 0, len(lines)
     while low < high:
@@ -107,4 +136,4 @@ def _capped(body: str, cap: int, counter: TokenCounter) -> str:
     kept = "\n".join(lines[:low])
     while kept and cost(kept) > cap:
         kept = kept[: len(kept) // 2]
-    return summary_text(kept)
+    return summary_text(kept, span)

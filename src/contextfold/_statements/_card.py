@@ -1,105 +1,251 @@
-"""The constraint card: the user's rules, verbatim, carried after the system prompt.
+"""The user-state card: what the user stated that still holds, verbatim, newest winning.
 
 Rules:
-1. Only user-authored text creates or changes rules: `Text` parts of user messages, and of
-   messages the caller pins. Tool results are data and are never read; assistant text
-   never creates rules (unless the caller pins the message).
-2. A rule is the user's sentence verbatim (list bullets and outer spaces removed).
-3. Same normalized text: a duplicate, nothing changes. Same subject key (see
-   `_cues`): the newer rule takes the older one's place and the older is returned
-   as superseded, so the engine can archive it. Order is stable; re-feeding the same
-   messages in the same order gives the same card.
-4. `render_card` and `parse_card` invert each other exactly: a rule's subject is a pure
-   function of its text, and its source (an archive ref) is shown after it when known.
+1. Only user-authored text feeds it: `Text` parts of user messages, and of messages the
+   caller pins. Tool results are data and are never read; assistant text never states
+   user state (unless the caller pins the message). Pasted documents are removed first.
+2. A statement is the user's sentence verbatim (bullets and outer spaces removed); a
+   sentence that only refers back ("Never exceed it without my approval.") is joined to
+   the sentence before it, so a rule keeps the value it constrains.
+3. The newest statement on a subject wins and the older one is returned as superseded
+   (the engine archives it): same normalized text is a duplicate; rules with the same
+   subject key (`_cues.subject_of`) replace each other; an update ("actually", "instead",
+   "no longer", "is now", ...) replaces the statement it names by an old value ("not
+   3.12") or shares the most subject words with; a fact replaces an older fact or goal
+   about the same subject (two or more shared subject words, most of the smaller set).
+   A permission that relaxes nothing adds nothing. The replacement takes the old one's
+   place, so the card's order is stable.
+4. A statement's kind and subject are pure functions of its text, so `parse_card`
+   inverts `render_card` exactly (I7), in both forms: full (a `- ` line per statement with
+   the archive reference of the message that said it) and dense (one block reference in
+   the header, then one statement a line).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import OVERRIDE_ONLY, classify, subject_of
+from ._cues import OVERRIDE_ONLY, fold, subject_of
 from ._facts import normalize, outside_quotes, sentences
+from ._kinds import (
+    RULE_RANK,
+    StatementKind,
+    is_update,
+    rank,
+    replaced_values,
+    statement_kind,
+    subject_words,
+    values,
+)
 
-__all__ = ["CARD_INTRO", "CardState", "Rule", "extract_rules", "parse_card", "render_card"]
+__all__ = [
+    "CARD_INTRO",
+    "CardState",
+    "Statement",
+    "extract_statements",
+    "parse_card",
+    "render_card",
+]
 
-CARD_INTRO: Final = "Rules and notes the user set; they apply until the user changes them:"
+CARD_INTRO: Final = "What the user said that still holds (newest wins):"
+_BLOCK: Final = "see "
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
-    """One user rule: the sentence verbatim, what it is about, where it was said."""
+class Statement:
+    """One thing the user stated: the words verbatim, what kind, where it was said."""
 
     text: str
-    subject: str
-    """Supersession key: a newer rule with the same subject replaces this one."""
     source: str = ""
     """Archive ref of the message that stated it, or '' when unknown."""
 
+    @property
+    def kind(self) -> StatementKind:
+        """What it states (rule 4: a function of the text)."""
+        return _kind_of(self.text)
 
-def _candidates(message: Message, *, pinned: bool) -> list[tuple[str, bool]]:
-    """(sentence, override_only) for each rule-like sentence the message's author wrote."""
+    @property
+    def rank(self) -> int:
+        """The card's fill order: rules first."""
+        return rank(self.kind)
+
+    @property
+    def subject(self) -> str:
+        """Supersession key of a rule (see `_cues`); '' for goals, facts and decisions."""
+        return "" if self.kind in _NOT_RULES else _rule_subject(self.text)
+
+
+_NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
+
+
+@lru_cache(maxsize=1 << 15)
+def _kind_of(text: str) -> StatementKind:
+    kinds = [k for k in map(statement_kind, sentences(text)) if k is not None]
+    if not kinds:
+        return statement_kind(text) or "fact"
+    return min(kinds, key=rank)
+
+
+@lru_cache(maxsize=1 << 15)
+def _rule_subject(text: str) -> str:
+    parts = sentences(text)
+    return subject_of(parts[0] if len(parts) == 1 else text)
+
+
+_ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
+
+
+def _refers_back(sentence: str) -> bool:
+    """A sentence that only makes sense with the one before it (rule 2)."""
+    return _ANAPHOR.search(fold(sentence)) is not None and len(subject_words(sentence)) <= 2
+
+
+def _candidates(message: Message, *, pinned: bool) -> list[str]:
+    """The statements (whole, rule 2) that the message's author wrote."""
     if message.role != "user" and not pinned:
         return []
-    out: list[tuple[str, bool]] = []
+    out: list[str] = []
     for part in message.parts:
         if not isinstance(part, Text):
             continue
-        for sentence in sentences(outside_quotes(part.text).replace("###STOP###", "")):
-            kind = classify(sentence)
-            if kind is not None:
-                out.append((sentence, kind in OVERRIDE_ONLY))
+        said = sentences(outside_quotes(part.text).replace("###STOP###", ""))
+        kept_previous = False
+        for i, sentence in enumerate(said):
+            kind = statement_kind(sentence)
+            joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
+            if joins and (kind is not None or kept_previous):
+                merged = f"{said[i - 1]} {sentence}"
+                if kept_previous:
+                    out[-1] = f"{out[-1]} {sentence}"
+                else:
+                    out.append(merged)
+                kept_previous = True
+            elif kind is not None:
+                out.append(sentence)
+                kept_previous = True
+            else:
+                kept_previous = False
     return out
 
 
-def extract_rules(message: Message, source: str = "", *, pinned: bool = False) -> list[Rule]:
-    """The rules `message` states on its own (overrides need a rule to replace, see update)."""
-    return [
-        Rule(text, subject_of(text), source)
-        for text, override in _candidates(message, pinned=pinned)
-        if not override
-    ]
+def extract_statements(
+    message: Message, source: str = "", *, pinned: bool = False
+) -> list[Statement]:
+    """The statements `message` makes on its own (a permission needs something to relax)."""
+    found = [Statement(text, source) for text in _candidates(message, pinned=pinned)]
+    return [s for s in found if s.kind != "permission" and _stands(s)]
 
 
 @dataclass(frozen=True, slots=True)
 class CardState:
-    """The rules in force, in the order they were first stated."""
+    """The statements in force, in the order they were first made."""
 
-    rules: tuple[Rule, ...] = ()
+    statements: tuple[Statement, ...] = ()
+
+    @property
+    def rules(self) -> tuple[Statement, ...]:
+        """The rules, constraints and preferences among them (not goals, facts, decisions)."""
+        return tuple(s for s in self.statements if s.subject)
 
     def update(
         self, message: Message, source: str = "", *, pinned: bool = False
-    ) -> tuple[CardState, list[Rule]]:
-        """The state after `message`, and the rules it superseded (oldest first)."""
-        rules = list(self.rules)
-        superseded: list[Rule] = []
-        for text, override in _candidates(message, pinned=pinned):
-            rule = Rule(text, subject_of(text), _clean_source(source))
-            old = _apply(rules, rule, override=override)
-            if old is not None and old in self.rules:
+    ) -> tuple[CardState, list[Statement]]:
+        """The state after `message`, and the statements it superseded (oldest first)."""
+        current = list(self.statements)
+        superseded: list[Statement] = []
+        for text in _candidates(message, pinned=pinned):
+            old = _apply(current, Statement(text, _clean_source(source)))
+            if old is not None and old in self.statements:
                 superseded.append(old)
-        if rules == list(self.rules):
+        if current == list(self.statements):
             return self, []
-        return CardState(tuple(rules)), superseded
+        return CardState(tuple(current)), superseded
 
 
 def _clean_source(source: str) -> str:
     return source if _REF.fullmatch(source) else ""
 
 
-def _apply(rules: list[Rule], rule: Rule, *, override: bool) -> Rule | None:
-    """Add or substitute `rule` in place; returns the rule it replaced, if any."""
-    key = normalize(rule.text)
-    if any(normalize(r.text) == key for r in rules):
+def _apply(current: list[Statement], new: Statement) -> Statement | None:
+    """Add or substitute `new` in place (rule 3); returns the statement it replaced."""
+    key = normalize(new.text)
+    if any(normalize(s.text) == key for s in current):
         return None
-    for index, old in enumerate(rules):
-        if old.subject == rule.subject:
-            rules[index] = rule
-            return old
-    if not override:
-        rules.append(rule)
+    index = _target(current, new)
+    if index is not None:
+        old = current[index]
+        current[index] = new
+        return old
+    if new.kind == "permission" or not _stands(new):
+        return None
+    current.append(new)
+    return None
+
+
+_CORRECTION_LEAD: Final = re.compile(
+    r"^(?:actually|correction|instead|on second thought|change of plans?|scratch that|wait)"
+    r"\b[\s,:;.!-]*",
+    re.IGNORECASE,
+)
+
+
+def _stands(statement: Statement) -> bool:
+    """Whether a statement counts with nothing to replace: a correction only when, past its
+    lead-in, it states something ("Actually, use Python 3.13 for new scripts") rather than
+    chat ("Actually, I have another question")."""
+    if statement.kind != "correction":
+        return True
+    rest = _CORRECTION_LEAD.sub("", statement.text, count=1)
+    return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
+
+
+def _target(current: list[Statement], new: Statement) -> int | None:
+    """The index of the statement `new` supersedes, if any (rule 3)."""
+    subject = new.subject
+    if subject:
+        for index, old in enumerate(current):
+            if old.subject == subject:
+                return index
+    if new.kind == "permission":
+        return None  # a permission relaxes only the rule with its subject key
+    if is_update(new.text) or new.kind in OVERRIDE_ONLY:
+        return _best_match(current, new)
+    if new.kind in ("fact", "goal", "decision"):
+        return _same_subject(current, new)
+    return None
+
+
+def _best_match(current: list[Statement], new: Statement) -> int | None:
+    gone = replaced_values(new.text)
+    words = subject_words(new.text)
+    best: tuple[int, int] | None = None
+    for index, old in enumerate(current):
+        named = len(gone & values(old.text))
+        shared = len(words & subject_words(old.text))
+        if not named and not shared:
+            continue
+        if not named and old.rank == RULE_RANK and new.rank != RULE_RANK and shared < 2:
+            continue
+        score = 4 * named + shared
+        if best is None or score >= best[0]:
+            best = (score, index)
+    return None if best is None else best[1]
+
+
+def _same_subject(current: list[Statement], new: Statement) -> int | None:
+    words = subject_words(new.text)
+    for index in range(len(current) - 1, -1, -1):
+        old = current[index]
+        if old.kind not in ("fact", "goal", "decision") or old.kind != new.kind:
+            continue
+        theirs = subject_words(old.text)
+        shared = len(words & theirs)
+        if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
+            return index
     return None
 
 
@@ -107,23 +253,36 @@ def _apply(rules: list[Rule], rule: Rule, *, override: bool) -> Rule | None:
 
 _REF: Final = re.compile(REF_PATTERN)
 _LINE: Final = re.compile(rf"^- (?P<text>.*?)(?: \((?P<source>{REF_PATTERN})\))?$")
+_HEAD: Final = re.compile(rf"\({_BLOCK}(?P<ref>{REF_PATTERN})\)")
 
 
-def render_card(state: CardState) -> str:
-    """The card text: header, one intro sentence, one `- rule` line per rule."""
-    lines = [CARD_HEADER, CARD_INTRO]
-    for rule in state.rules:
-        source = f" ({rule.source})" if rule.source else ""
-        lines.append(f"- {rule.text}{source}")
+def ordered(statements: tuple[Statement, ...]) -> list[Statement]:
+    """The card's order: by rank (rules first), then in the order they were made."""
+    return sorted(statements, key=lambda s: s.rank)
+
+
+def render_card(state: CardState, *, block: str | None = None, shown: int | None = None) -> str:
+    """The card text: full (a reference per statement) or, with `block`, dense (one block
+    reference); `shown` keeps only the first statements in card order."""
+    items = ordered(state.statements)[:shown]
+    if block is None:
+        lines = [f"{CARD_HEADER} {CARD_INTRO}"]
+        lines += [f"- {s.text}" + (f" ({s.source})" if s.source else "") for s in items]
+    else:
+        lines = [f"{CARD_HEADER} ({_BLOCK}{block})" if block else CARD_HEADER]
+        lines += [s.text for s in items]
     return "\n".join(lines)
 
 
-def parse_card(text: str) -> CardState:
-    """The state a card text shows (the inverse of `render_card`)."""
-    rules: list[Rule] = []
-    for line in text.splitlines():
-        match = _LINE.match(line)
+def parse_card(text: str) -> tuple[CardState, str | None]:
+    """The state a card text shows and its block reference (the inverse of `render_card`)."""
+    found: list[Statement] = []
+    lines = text.splitlines()
+    head = _HEAD.search(lines[0]) if lines else None
+    for line in lines[1:]:
+        match = _LINE.match(line) if line.startswith("- ") else None
         if match is not None and match.group("text"):
-            body = match.group("text")
-            rules.append(Rule(body, subject_of(body), match.group("source") or ""))
-    return CardState(tuple(rules))
+            found.append(Statement(match.group("text"), match.group("source") or ""))
+        elif match is None and line.strip():
+            found.append(Statement(line.strip()))
+    return CardState(tuple(found)), head.group("ref") if head else None

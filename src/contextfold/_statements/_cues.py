@@ -233,7 +233,7 @@ _ASKED: Final = re.compile(
 
 # --- subject keys ------------------------------------------------------------------------------
 
-_FILLER: Final = word_set(
+FILLER: Final = word_set(
     """
     a an the to of for in on at by with from and or but so as if then than that this
     these those it its it's is are was were be been being am i i'm i'd i'll me my mine
@@ -252,7 +252,7 @@ _FILLER: Final = word_set(
     thought change plan plans thank thanks hi hello yes yeah sorry note without
     """
 )
-_VALUE_WORDS: Final = word_set(
+VALUE_WORDS: Final = word_set(
     """
     am pm eod eow tomorrow tonight noon midnight today monday tuesday wednesday thursday
     friday saturday sunday january february march april may june july august september
@@ -284,7 +284,7 @@ def subject_of(text: str) -> str:
 def _content_words(folded: str) -> list[str]:
     out: dict[str, None] = {}
     for word in _WORDS.findall(folded):
-        if word in _FILLER or word in _VALUE_WORDS or any(c.isdigit() for c in word):
+        if word in FILLER or word in VALUE_WORDS or any(c.isdigit() for c in word):
             continue
         stem = (
             word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

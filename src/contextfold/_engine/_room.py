@@ -1,0 +1,139 @@
+"""Fill the room a plan leaves: the user-state card first, then the summary.
+
+Rules:
+1. The room is the plan's goal (the target when the plan reached it, else the budget)
+   minus the fixed overhead, the messages the plan kept (counted exactly) and a bridge
+   per removed run where turns must alternate.
+2. The card comes first: in full when it fits beside a summary intro and a minimal body,
+   else dense (one block reference, which also names the span) in the whole room, as
+   many statements as fit in card order; the summary then gets what is left, if enough.
+3. The summary takes what the card leaves (capped at four reserves), never less than its
+   reserve when the room has it: a compaction that folds fills its room (use the room).
+4. When the room cannot hold a summary with a body, or nothing was folded (only dropped),
+   there is no new summary: the span reference (every message taken out of view) goes
+   into the card's block entry instead, so those messages stay recallable through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+
+from .._messages import Card, Message, Summary
+from .._planning._plan import Action, Plan
+from .._policy import Policy
+from .._statements._card import CardState
+from .._strategies._steps import Summarize
+from .._summarizers._protocol import SummaryRequest, SummaryResult
+from .._tokens._protocol import TokenCounter
+from ._apply import Applied, Archiver
+from ._cards import fit_card
+from ._preamble import summary_span, summary_text
+from ._summary import fold, has_body, make_span, reserve_for
+
+MIN_BODY = 16
+"""Tokens of summary body below which a summary message is not worth its intro."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """The card and summary texts (None: no such message) and what the card shows."""
+
+    card: str | None
+    summary: str | None
+    shown: int
+
+
+def room_left(
+    applied: Applied, plan: Plan, *, goal: int, overhead: int, bridge: int, counter: TokenCounter
+) -> int:
+    """Tokens for the card and the summary (rule 1)."""
+    kept = sum(counter.count(m) for m in applied.messages)
+    return goal - overhead - kept - bridge * (_runs(plan.actions) + 1)
+
+
+def _runs(actions: Sequence[Action]) -> int:
+    gone = [a in (Action.FOLD, Action.DROP) for a in actions]
+    return sum(1 for i, g in enumerate(gone) if g and (i == 0 or not gone[i - 1]))
+
+
+def fill(
+    applied: Applied,
+    state: CardState,
+    *,
+    previous: str | None,
+    previous_block: str | None,
+    room: int,
+    policy: Policy,
+    budget: int,
+    counter: TokenCounter,
+    archive: Archiver,
+) -> Generator[SummaryRequest, SummaryResult, Filled]:
+    """The card and the summary for `room` tokens (rules 2-4)."""
+    if not applied.folded:  # dropped only: the summary stays, the span rides in the card
+        kept = _cost(Summary(previous), counter) if previous else 0
+        span = make_span(applied, None, archive)
+        card = fit_card(
+            state,
+            room - kept,
+            counter,
+            archive,
+            applied.refs,
+            previous_block=previous_block,
+            span=span,
+            dense=True,
+        )
+        return Filled(card, previous, _shown(card))
+    span = make_span(applied, summary_span(previous), archive)
+    intro = _cost(Summary(summary_text("", span)), counter)
+    card = fit_card(
+        state,
+        room - intro - MIN_BODY,
+        counter,
+        archive,
+        applied.refs,
+        previous_block=previous_block,
+        full_only=True,
+    )
+    dense = card is None and bool(state.statements)
+    if dense:  # tight: the dense card first, with the span
+        card = fit_card(
+            state,
+            room,
+            counter,
+            archive,
+            applied.refs,
+            previous_block=previous_block,
+            span=span,
+            dense=True,
+        )
+    left = room - _cost(Card(card), counter) if card else room
+    if left < intro + MIN_BODY:
+        if previous is not None:
+            applied.refs.append(archive.put(previous))
+        if card is None:
+            card = fit_card(state, room, counter, archive, applied.refs, span=span, dense=True)
+        return Filled(card, None, _shown(card))
+    reserve = reserve_for(policy, budget)
+    step = policy.steps.get("summarize")
+    chunk = step.chunk_tokens if isinstance(step, Summarize) and step.chunk_tokens else budget
+    summary = yield from fold(
+        applied,
+        previous,
+        span=span,
+        max_tokens=min(left, 4 * reserve + intro),
+        chunk=chunk,
+        counter=counter,
+        archive=archive,
+    )
+    if dense and card is not None and not has_body(summary):
+        return Filled(card, None, _shown(card))  # an empty summary: the card holds the span
+    return Filled(card, summary, _shown(card))
+
+
+def _cost(part: Card | Summary, counter: TokenCounter) -> int:
+    return counter.count(Message("user", (part,)))
+
+
+def _shown(card: str | None) -> int:
+    return 0 if card is None else sum(1 for line in card.splitlines() if line.startswith("- "))

@@ -1,0 +1,198 @@
+"""What a user sentence states beyond rules: goals, facts, decisions; and what it is about.
+
+Rules:
+1. A sentence's kind is its rule kind when a rule cue matches (`_cues.classify`); else a
+   goal or next step (GOAL cues, or an imperative that names a value); else a decision
+   (DECISION cues); else a fact when it states a value (an identifier, host, date,
+   amount, version, number or name) and is not a question or a request for help. Short
+   acknowledgements ("ok", "sounds good", "thanks") state nothing.
+2. RANKS order what the card keeps when room is short: rules and constraints, then the
+   current goal and next step, then facts, values and decisions, then preferences.
+3. `subject_words` are a sentence's content words with values, names, filler and update
+   words removed (hyphenated words split, plurals folded): what two statements must
+   share to be about the same thing. `values` are the values it states, verbatim.
+4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
+   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
+   `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
+All functions are pure and cached by sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Final, Literal
+
+from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold
+from ._facts import text_facts, word_set
+
+StatementKind = Kind | Literal["goal", "fact", "decision"]
+
+RANKS: Final[dict[StatementKind, int]] = {
+    "prohibition": 0,
+    "obligation": 0,
+    "limit": 0,
+    "deadline": 0,
+    "permission": 0,
+    "correction": 0,
+    "goal": 1,
+    "fact": 2,
+    "decision": 2,
+    "note": 2,
+    "preference": 3,
+}
+RULE_RANK: Final = 0
+
+_LEAD: Final = r"^(?:(?:ok|okay|so|and|also|then|now|alright|right|great|good|thanks)[,:;!.]?\s+)*"
+_GOAL: Final = re.compile(
+    _LEAD
+    + r"(?:(?:the |our |my |your )?next(?: step| steps| task| thing)?\b|then\b|after (?:that|this|"
+    r"the\b)|once\b|(?:the|our|my|your) (?:goal|objective|aim|task|plan|priority|mission|focus)\b|"
+    r"(?:the )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
+    r"i(?:'d| would)? (?:like|want|need|hope)(?: you)? to\b|"
+    r"we(?:'d| would)? (?:like|want|need) to\b|"
+    r"we(?:'re| are) (?:going|trying) to\b|i(?:'m| am) (?:trying|looking|hoping) to\b|"
+    r"let'?s\b|please (?!note|remember|keep|don't|do not|never|always|use)\w+|"
+    r"(?:can|could|would|will) you (?:please )?\w+.*[.!]$|help me\b|"
+    r"focus on\b|work on\b|start (?:with|by)\b|first,? \w+)"
+)
+_IMPERATIVE: Final = re.compile(
+    _LEAD + r"(?:check|look|find|open|read|run|fix|add|remove|update|change|book|cancel|search|"
+    r"deploy|build|test|write|create|investigate|review|migrate|backfill|merge|send|get|ship|"
+    r"refactor|rename|delete|move|upgrade|install|configure|set|schedule|email|call|notify|"
+    r"prepare|draft|finish|complete|implement|debug|profile|benchmark|document|release)\b"
+)
+_STANDING: Final = re.compile(
+    _LEAD + r"(?:please )?(?:use|write|run|deploy|target|build|format|name|put|store|keep|"
+    r"send|route|log|test|pin)\b.*\b(?:for (?:all|every|any|each|new)|always|by default|"
+    r"everywhere|from now on|going forward|for the rest)\b"
+)
+"""A standing instruction ("use Python 3.12 for all new scripts"): an obligation."""
+_DECISION: Final = re.compile(
+    r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chose|chosen|settled on|picked|opted)\b|"
+    r"\b(?:we|i)(?:'ll| will) go with\b|\blet'?s go with\b|\bwent with\b|^decision\s*:|"
+    r"\bthe decision is\b|\bwe(?:'re| are) going with\b"
+)
+_REQUEST: Final = re.compile(
+    r"^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:can|could|would|will|do|does|did|is|are|was|were|have|"
+    r"has|should|shall|may|might|what|why|how|when|where|who|which)\b"
+)
+_ACK: Final = re.compile(
+    r"^(?:ok(?:ay)?|sure|great|thanks?(?: you)?|thank you|sounds good|got it|noted|perfect|"
+    r"cool|nice|yes|yeah|yep|no|nope|fine|alright|right|understood|makes sense|good|"
+    r"awesome|hi|hello|hey|bye|cheers)\b[\s\w,!.']{0,24}$"
+)
+_UPDATE: Final = re.compile(
+    r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|no,|"
+    r"on second thought|small change|quick change|change)\b|"
+    r"\b(?:from now on|going forward|no longer|instead of|instead|switch(?:ed|ing)? to|"
+    r"change[ds]? (?:it |that )?to|moved? to|now (?:is|are|at|on|use|uses|using|be)|"
+    r"(?:is|are|has been|have been) now|anymore|any more|not .{1,40} but|rather than|"
+    r"replaced? (?:by|with)|has changed|have changed|updated to|bump(?:ed)? to|"
+    r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
+    r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
+)
+_NOT_VALUE: Final = re.compile(
+    r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
+    r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
+)
+_TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
+_NUMBER: Final = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
+_NAME: Final = re.compile(
+    r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))"
+)
+_UPDATE_WORDS: Final = word_set(
+    """
+    actually correction update changed change changes switch switched switching moved move
+    instead longer anymore now rather replace replaced replacing raised raise lowered
+    lower increased increase decreased decrease reduced reduce extended extend bumped bump
+    postponed postpone pushed push back updated new old current currently from going
+    forward wait sorry scratch plan plans today week this next
+    """
+)
+_MIN_CHARS: Final = 8
+_MAX_CHARS: Final = 400
+
+
+@lru_cache(maxsize=1 << 15)
+def statement_kind(sentence: str) -> StatementKind | None:
+    """What `sentence` states (rule 1), or None."""
+    rule = classify(sentence)
+    if rule is not None:
+        return rule
+    text = sentence.strip()
+    if not _MIN_CHARS <= len(text) <= _MAX_CHARS or text.endswith("?"):
+        return None
+    folded = fold(text)
+    return None if _ACK.match(folded) else _other_kind(text, folded)
+
+
+def _other_kind(text: str, folded: str) -> StatementKind | None:
+    """A standing instruction, goal, decision or fact, in that order (rule 1)."""
+    named = bool(values(text))
+    found: StatementKind | None = None
+    if _STANDING.match(folded):
+        found = "obligation"
+    elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
+        found = "goal"
+    elif _DECISION.search(folded):
+        found = "decision"
+    elif named and not _REQUEST.match(folded):
+        found = "fact"
+    return found
+
+
+@lru_cache(maxsize=1 << 15)
+def values(text: str) -> frozenset[str]:
+    """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
+    found = {f.value for f in text_facts(text)}
+    found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
+    found |= {m.group() for m in _NAME.finditer(text)}
+    return frozenset(v for v in found if v)
+
+
+@lru_cache(maxsize=1 << 15)
+def subject_words(text: str) -> frozenset[str]:
+    """Content words of `text` without values, names, filler or update words (rule 3)."""
+    stated = values(text)
+    names = {w for v in stated for w in v.split()}
+    out: set[str] = set()
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        if word in stated or word in names or any(c.isdigit() for c in word):
+            continue
+        lowered = word.lower()
+        if lowered in FILLER:
+            continue
+        for piece in re.split(r"[-_./]", lowered):
+            if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
+                continue
+            stem = _stem(piece)
+            if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
+                out.add(stem)
+    return frozenset(out)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=1 << 15)
+def is_update(text: str) -> bool:
+    """Whether `text` says an earlier statement no longer holds (rule 4)."""
+    return _UPDATE.search(fold(text)) is not None
+
+
+@lru_cache(maxsize=1 << 15)
+def replaced_values(text: str) -> frozenset[str]:
+    """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
+    return frozenset(m.group(1).strip("'\".,;:!?") for m in _NOT_VALUE.finditer(text))
+
+
+def rank(kind: StatementKind) -> int:
+    """The card's fill order for `kind` (rule 2): lower is kept first."""
+    return RANKS[kind]
