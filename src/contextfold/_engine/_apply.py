@@ -45,6 +45,9 @@ class Applied:
     folded: list[Message] = field(default_factory=list)
     first_folded: int | None = None
     """Input index of the first folded message: where the summary goes."""
+    timeline: list[tuple[int, Message, str | None]] = field(default_factory=list)
+    """(input index, message, archive ref) of every folded or dropped message (with its
+    ref) and every kept user message (ref None), in input order: what the card reads."""
     folded_refs: list[str] = field(default_factory=list)
     dropped: list[Message] = field(default_factory=list)
     dropped_refs: list[str] = field(default_factory=list)
@@ -89,6 +92,8 @@ def apply_plan(
         if action is Action.TRIM and allowance is not None:
             _trim(body[unit.start : unit.stop], allowance, tools, ref, out)
             out.origins.extend(origins[unit.start : unit.stop])
+            for i in range(unit.start, unit.stop):
+                _note(out, body[i], origins[i], action)
             continue
         for i in range(unit.start, unit.stop):
             before = len(out.messages)
@@ -96,7 +101,20 @@ def apply_plan(
                 out.first_folded = origins[i]
             _apply_one(body[i], action, tools, ref, out)
             out.origins.extend([origins[i]] * (len(out.messages) - before))
+            _note(out, body[i], origins[i], action)
     return out
+
+
+def _note(out: Applied, message: Message, origin: int | None, action: Action) -> None:
+    """Add `message` to the card's timeline (removed ones with their ref; kept user ones)."""
+    if origin is None or (message.role != "user" and action not in (Action.FOLD, Action.DROP)):
+        return
+    if action is Action.FOLD:
+        out.timeline.append((origin, message, out.folded_refs[-1]))
+    elif action is Action.DROP:
+        out.timeline.append((origin, message, out.dropped_refs[-1]))
+    else:
+        out.timeline.append((origin, message, None))
 
 
 def _trim(span: Sequence[Message], allowance: int, tools: Tools, ref: _RefFn, out: Applied) -> None:

@@ -11,6 +11,9 @@ Rules:
    reference) with as many statements as fit, in card order (rules first).
 4. A dense card read back recovers nothing but its text; its block entry names the
    previous block, so every source stays reachable by recall.
+5. A statement that a user message still in view supersedes is retired from the card
+   (archived); the texts of every superseded statement go to the summarizer as stale, and
+   those the card shows as carried, so the summary neither repeats nor revives them.
 """
 
 from __future__ import annotations
@@ -42,20 +45,47 @@ def new_card(
     sources: Sequence[tuple[Message, str]],
     archive: Archiver | None,
     refs: list[str] | None = None,
+    superseded: list[str] | None = None,
 ) -> tuple[CardState, str | None]:
     """The state after adding the statements of `sources` (message, ref), and the block
-    reference the existing card showed. Superseded statements are archived into `refs`."""
+    reference the existing card showed. Superseded statements are archived into `refs`
+    and their texts added to `superseded`."""
     state, block = parse_card(existing) if existing else (CardState(), None)
     for message, ref in sources:
         if message.role != "user":
             continue
-        state, superseded = state.update(message, ref)
+        state, gone = state.update(message, ref)
+        if superseded is not None:
+            superseded += [old.text for old in gone]
         if archive is not None:
-            for old in superseded:
+            for old in gone:
                 stored = archive.put(old.text, label="superseded statement")
                 if refs is not None:
                     refs.append(stored)
     return state, block
+
+
+def card_after(
+    existing: str | None,
+    timeline: Sequence[tuple[int, Message, str | None]],
+    pinned: frozenset[int],
+    archive: Archiver,
+    refs: list[str],
+) -> tuple[CardState, str | None, list[str]]:
+    """The card state after this compaction (rules 1 and 5), read in input order: a removed
+    message (with its ref) adds its statements, a kept user message (ref None, not pinned)
+    retires what it supersedes. Returns the state, the existing card's block reference and
+    the texts of every superseded statement (archived into `refs`)."""
+    state, block = parse_card(existing) if existing else (CardState(), None)
+    stale: list[str] = []
+    for origin, message, ref in timeline:
+        if message.role != "user" or (ref is None and origin in pinned):
+            continue
+        state, gone = state.update(message, ref) if ref is not None else state.retire([message])
+        for old in gone:
+            stale.append(old.text)
+            refs.append(archive.put(old.text, label="superseded statement"))
+    return state, block, stale
 
 
 def fit_card(

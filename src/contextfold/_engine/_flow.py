@@ -28,7 +28,7 @@ from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
-from ._cards import card_bounds, new_card
+from ._cards import card_after, card_bounds
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
@@ -107,7 +107,9 @@ def compact_flow(
     applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
     items, rules = prep.parts.artifacts, 0
     if applied.removed:
-        items, rules = yield from _new_artifacts(applied, prep, settings, archive, the_plan)
+        items, rules = yield from _new_artifacts(
+            applied, prep, settings, archive, the_plan, marks=marks
+        )
     n_system = len(prep.parts.system)
     body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
     out = applied.messages[:n_system] + body
@@ -153,7 +155,13 @@ def _unchanged(
 
 
 def _new_artifacts(
-    applied: Applied, prep: _Prepared, settings: Settings, archive: Archiver, the_plan: Plan
+    applied: Applied,
+    prep: _Prepared,
+    settings: Settings,
+    archive: Archiver,
+    the_plan: Plan,
+    *,
+    marks: Marks,
 ) -> Generator[SummaryRequest, SummaryResult, tuple[list[tuple[int, Message]], int]]:
     """Rebuild the card and fold the summary into the room the plan left; returns their
     placements and how many statements the card shows."""
@@ -164,9 +172,9 @@ def _new_artifacts(
     first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
     if first is None or anchor <= first:
         anchor = BEFORE_ALL
-    sources = list(zip(applied.folded, applied.folded_refs, strict=True))
-    sources += zip(applied.dropped, applied.dropped_refs, strict=True)
-    state, block = new_card(parts.card, sources, archive, applied.refs)
+    state, block, stale = card_after(
+        parts.card, applied.timeline, marks.pinned, archive, applied.refs
+    )
     alternate = SHAPES[settings.format].alternate
     room = room_left(
         applied,
@@ -186,6 +194,7 @@ def _new_artifacts(
         budget=settings.budget,
         counter=settings.counter,
         archive=archive,
+        stale=tuple(stale),
     )
     _keep_artifacts(
         archive, applied.refs, (parts.card, filled.card), (parts.summary, filled.summary)

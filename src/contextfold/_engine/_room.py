@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
 from .._policy import Policy
-from .._statements._card import CardState
+from .._statements._card import CardState, parse_card
 from .._strategies._steps import Summarize
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
@@ -68,8 +68,10 @@ def fill(
     budget: int,
     counter: TokenCounter,
     archive: Archiver,
+    stale: tuple[str, ...] = (),
 ) -> Generator[SummaryRequest, SummaryResult, Filled]:
-    """The card and the summary for `room` tokens (rules 2-4)."""
+    """The card and the summary for `room` tokens (rules 2-4); `stale`: statements no
+    longer current, which the summary must not show."""
     if not applied.folded:  # dropped only: the summary stays, the span rides in the card
         kept = _cost(Summary(previous), counter) if previous else 0
         span = make_span(applied, None, archive)
@@ -125,6 +127,8 @@ def fill(
         chunk=chunk,
         counter=counter,
         archive=archive,
+        carried=_carried(card),
+        stale=stale,
     )
     if dense and card is not None and not has_body(summary):
         return Filled(card, None, _shown(card))  # an empty summary: the card holds the span
@@ -133,6 +137,11 @@ def fill(
 
 def _cost(part: Card | Summary, counter: TokenCounter) -> int:
     return counter.count(Message("user", (part,)))
+
+
+def _carried(card: str | None) -> tuple[str, ...]:
+    """The statements `card` shows verbatim (the summary need not repeat them)."""
+    return () if card is None else tuple(s.text for s in parse_card(card)[0].statements)
 
 
 def _shown(card: str | None) -> int:

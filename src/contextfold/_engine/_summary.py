@@ -9,6 +9,8 @@ Rules:
 4. Its intro names one span reference: an archive entry listing every folded message
    (reference, role, first words), chained to the previous span, so the model can reach
    every folded message from the output itself.
+5. Each request names the statements the card carries verbatim and those no longer
+   current (superseded), so the summary neither repeats the card nor revives old values.
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ def fold(
     chunk: int,
     counter: TokenCounter,
     archive: Archiver,
+    carried: tuple[str, ...] = (),
+    stale: tuple[str, ...] = (),
 ) -> Generator[SummaryRequest, SummaryResult, str]:
-    """Summarize `applied.folded` into one summary text of at most `max_tokens` (rules 1-4);
+    """Summarize `applied.folded` into one summary text of at most `max_tokens` (rules 1-5);
     `span` is the reference `make_span` gave the folded messages."""
     if previous is not None:
         applied.refs.append(archive.put(previous))
@@ -64,7 +68,12 @@ def fold(
     if room:
         for messages, refs in _chunks(applied.folded, applied.folded_refs, chunk, counter):
             request = SummaryRequest(
-                tuple(messages), previous=body, refs=tuple(refs), max_tokens=room
+                tuple(messages),
+                previous=body,
+                refs=tuple(refs),
+                max_tokens=room,
+                carried=carried,
+                stale=stale,
             )
             result = yield request
             body = result.text

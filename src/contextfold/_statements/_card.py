@@ -5,8 +5,10 @@ Rules:
    caller pins. Tool results are data and are never read; assistant text never states
    user state (unless the caller pins the message). Pasted documents are removed first.
 2. A statement is the user's sentence verbatim (bullets and outer spaces removed); a
-   sentence that only refers back ("Never exceed it without my approval.") is joined to
-   the sentence before it, so a rule keeps the value it constrains.
+   sentence that only refers back ("Never exceed it without my approval.") or retracts an
+   old value ("Not 3.12.") is joined to the sentence before it, so a rule keeps the value
+   it constrains; a sentence that only announces an update ("Sorry, I gave you the wrong
+   value.") is joined to the statement after it, which then reads as the update it is.
 3. The newest statement on a subject wins and the older one is returned as superseded
    (the engine archives it): same normalized text is a duplicate; rules with the same
    subject key (`_cues.subject_of`) replace each other; an update ("actually", "instead",
@@ -19,11 +21,16 @@ Rules:
    inverts `render_card` exactly (I7), in both forms: full (a `- ` line per statement with
    the archive reference of the message that said it) and dense (one block reference in
    the header, then one statement a line).
+5. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
+   in a newer user message still in view supersedes it: the card never shows as current
+   what the conversation itself has already replaced. Only explicit updates retire, so
+   an older message kept in view (the user's task) never retires a newer statement.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -32,7 +39,7 @@ from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import OVERRIDE_ONLY, fold, subject_of
 from ._facts import normalize, outside_quotes, sentences
 from ._kinds import (
-    RULE_RANK,
+    UPDATE_LEAD,
     StatementKind,
     is_update,
     rank,
@@ -92,16 +99,35 @@ def _kind_of(text: str) -> StatementKind:
 
 @lru_cache(maxsize=1 << 15)
 def _rule_subject(text: str) -> str:
-    parts = sentences(text)
-    return subject_of(parts[0] if len(parts) == 1 else text)
+    parts = [p for p in sentences(text) if not _lead_only(p)] or [text]
+    said = parts[0] if len(parts) == 1 else " ".join(parts)
+    return subject_of(UPDATE_LEAD.sub("", said, count=1) or said)
+
+
+def _lead_only(sentence: str) -> bool:
+    """A sentence that only announces an update ("Sorry, I gave you the wrong value.")."""
+    return is_update(sentence) and statement_kind(sentence) is None
 
 
 _ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
 
 
+_RETRACTS: Final = re.compile(
+    r"^\(?(?:not\b|no longer\b|(?:\S+ ){1,3}(?:is|was|are|were) (?:out of date|outdated|"
+    r"obsolete|wrong|old|no longer)\b)"
+)
+
+
+_RETRACT_WORDS: Final = 4
+
+
 def _refers_back(sentence: str) -> bool:
-    """A sentence that only makes sense with the one before it (rule 2)."""
-    return _ANAPHOR.search(fold(sentence)) is not None and len(subject_words(sentence)) <= 2
+    """A sentence that only makes sense with the one before it (rule 2): it points back
+    ("Never exceed it.") or retracts an old value ("Not 3.12.", "(X is out of date.)")."""
+    folded = fold(sentence)
+    if _RETRACTS.match(folded) is not None and len(subject_words(sentence)) <= _RETRACT_WORDS:
+        return True
+    return _ANAPHOR.search(folded) is not None and len(subject_words(sentence)) <= 2
 
 
 def _candidates(message: Message, *, pinned: bool) -> list[str]:
@@ -114,6 +140,7 @@ def _candidates(message: Message, *, pinned: bool) -> list[str]:
             continue
         said = sentences(outside_quotes(part.text).replace("###STOP###", ""))
         kept_previous = False
+        lead = ""
         for i, sentence in enumerate(said):
             kind = statement_kind(sentence)
             joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
@@ -125,10 +152,11 @@ def _candidates(message: Message, *, pinned: bool) -> list[str]:
                     out.append(merged)
                 kept_previous = True
             elif kind is not None:
-                out.append(sentence)
+                out.append(f"{lead} {sentence}" if lead else sentence)
                 kept_previous = True
             else:
                 kept_previous = False
+            lead = sentence if kind is None and not joins and _lead_only(sentence) else ""
     return out
 
 
@@ -164,6 +192,30 @@ class CardState:
         if current == list(self.statements):
             return self, []
         return CardState(tuple(current)), superseded
+
+    def retire(self, messages: Iterable[Message]) -> tuple[CardState, list[Statement]]:
+        """The state without the statements that updates in `messages` (still shown
+        verbatim, newer than everything on the card) supersede, and those statements
+        (rule 5). Each statement is judged on its own, so a card shown in part retires the
+        same way."""
+        said = [
+            Statement(text)
+            for message in messages
+            for text in _candidates(message, pinned=False)
+            if is_update(text)
+        ]
+        if not said or not self.statements:
+            return self, []
+        gone = [old for old in self.statements if any(_replaces(new, old) for new in said)]
+        if not gone:
+            return self, []
+        return CardState(tuple(s for s in self.statements if s not in gone)), gone
+
+
+def _replaces(new: Statement, old: Statement) -> bool:
+    """Whether `new` supersedes `old` when `old` is all there is."""
+    probe = [old]
+    return _apply(probe, new) is old
 
 
 def _clean_source(source: str) -> str:
@@ -219,17 +271,25 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     return None
 
 
+@lru_cache(maxsize=1 << 15)
+def _words(text: str) -> frozenset[str]:
+    """Subject words of what a statement says, past any update lead-in (rule 3)."""
+    core = " ".join(p for p in sentences(text) if not _lead_only(p)) or text
+    return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
+
+
 def _best_match(current: list[Statement], new: Statement) -> int | None:
     gone = replaced_values(new.text)
-    words = subject_words(new.text)
+    words = _words(new.text)
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         named = len(gone & values(old.text))
-        shared = len(words & subject_words(old.text))
+        theirs = _words(old.text)
+        shared = len(words & theirs)
         if not named and not shared:
             continue
-        if not named and old.rank == RULE_RANK and new.rank != RULE_RANK and shared < 2:
-            continue
+        if not named and shared < 2 and min(len(words), len(theirs)) > 1:
+            continue  # one shared word of several ("write") is not the same subject
         score = 4 * named + shared
         if best is None or score >= best[0]:
             best = (score, index)
@@ -237,12 +297,12 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
 
 
 def _same_subject(current: list[Statement], new: Statement) -> int | None:
-    words = subject_words(new.text)
+    words = _words(new.text)
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
         if old.kind not in ("fact", "goal", "decision") or old.kind != new.kind:
             continue
-        theirs = subject_words(old.text)
+        theirs = _words(old.text)
         shared = len(words & theirs)
         if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
             return index

@@ -46,7 +46,8 @@ _OPENER: Final = (
 _UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
     r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
-    r"secs?|steps?|stops?|tries|retries|attempts?|kb|mb|gb|items?|calls?|requests?)\b)"
+    r"secs?|steps?|stops?|tries|retries|attempts?|times|kb|mb|gb|items?|calls?|requests?)\b|"
+    r"\d[\d,.]*\s[a-z]+\s(?:calls?|requests?|queries|jobs?|messages?|emails?)\b)"
 )
 _WHEN: Final = (
     r"(?:the end of (?:the )?(?:day|week|month)|end of (?:day|week|month)|eod|eow|tomorrow|"
@@ -87,6 +88,7 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     _cue(
         "limit",
         rf"(?=[anumblwc])\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
+        rf"at or below|at or under|"
         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
         rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
     ),

@@ -1,11 +1,13 @@
 """What a user sentence states beyond rules: goals, facts, decisions; and what it is about.
 
 Rules:
-1. A sentence's kind is its rule kind when a rule cue matches (`_cues.classify`); else a
+1. A sentence's kind is its rule kind when a rule cue matches (`_cues.classify`); past an
+   update's lead-in ("Update:", "Scratch that,"), a fact, goal or decision stays one; else a
    goal or next step (GOAL cues, or an imperative that names a value); else a decision
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
    amount, version, number or name) and is not a question or a request for help. Short
-   acknowledgements ("ok", "sounds good", "thanks") state nothing.
+   acknowledgements ("ok", "sounds good", "thanks") and bare go-aheads ("Please
+   continue.", "Keep going.") state nothing.
 2. RANKS order what the card keeps when room is short: rules and constraints, then the
    current goal and next step, then facts, values and decisions, then preferences.
 3. `subject_words` are a sentence's content words with values, names, filler and update
@@ -50,6 +52,7 @@ _GOAL: Final = re.compile(
     r"the\b)|once\b|(?:the|our|my|your) (?:goal|objective|aim|task|plan|priority|mission|focus)\b|"
     r"(?:the )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
     r"i(?:'d| would)? (?:like|want|need|hope)(?: you)? to\b|"
+    r"what (?:i|we)(?:'m| am|'re| are)? (?:after|aiming for|going for|want|need)(?: is|:)|"
     r"we(?:'d| would)? (?:like|want|need) to\b|"
     r"we(?:'re| are) (?:going|trying) to\b|i(?:'m| am) (?:trying|looking|hoping) to\b|"
     r"let'?s\b|please (?!note|remember|keep|don't|do not|never|always|use)\w+|"
@@ -110,6 +113,24 @@ _UPDATE_WORDS: Final = word_set(
     forward wait sorry scratch plan plans today week this next
     """
 )
+_GO_AHEAD: Final = word_set(
+    """
+    continue proceed carry keep going go ahead on resume next step steps summarize recap
+    tell know left done finish finished start started
+    """
+)
+"""Words of a bare go-ahead ("Please continue.", "Go on, next step."): no goal (rule 1)."""
+UPDATE_LEAD: Final = re.compile(
+    r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|"
+    r"on second thought|small change|quick change|one change|new info)\b[\s,:;.!-]*",
+    re.IGNORECASE,
+)
+"""An update's lead-in: read past it for what the sentence states (rule 1)."""
+_COMMAND: Final = re.compile(
+    r"^(?:please )?(?:use|switch|make|keep|write|run|set|go|change|move|put|call|send|pick|"
+    r"choose|stick|do|don't|never|always|stop|start|only)\b"
+)
+"""An instruction after the lead-in: "Actually, use 3.12" stays a correction (a rule)."""
 _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 400
 
@@ -118,6 +139,16 @@ _MAX_CHARS: Final = 400
 def statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     rule = classify(sentence)
+    rest = UPDATE_LEAD.sub("", sentence.strip(), count=1)
+    if (
+        rest
+        and rest != sentence.strip()
+        and rule in (None, "correction")
+        and not _COMMAND.match(fold(rest))
+    ):
+        inner = statement_kind(rest[0].upper() + rest[1:])
+        if inner in ("goal", "fact", "decision") or (rule is None and inner is not None):
+            return inner  # "Update: the host is X" is a fact, "Scratch that, never Y" a rule
     if rule is not None:
         return rule
     text = sentence.strip()
@@ -134,7 +165,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
     if _STANDING.match(folded):
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
-        found = "goal"
+        found = None if not named and subject_words(text) <= _GO_AHEAD else "goal"
     elif _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
@@ -191,6 +222,27 @@ def is_update(text: str) -> bool:
 def replaced_values(text: str) -> frozenset[str]:
     """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
     return frozenset(m.group(1).strip("'\".,;:!?") for m in _NOT_VALUE.finditer(text))
+
+
+_CHATTER: Final = _GO_AHEAD | word_set(
+    """
+    noted note mind sound good great thank thanks perfect cool nice sure understood sense
+    fine alright awesome got know left lgtm agreed yes yeah yep cheers appreciate
+    """
+)
+
+
+@lru_cache(maxsize=1 << 15)
+def is_filler(text: str) -> bool:
+    """Whether `text` only acknowledges or says go on ("Noted, I'll keep that in mind.",
+    "Sounds good.", "Please continue."): it states nothing worth carrying."""
+    folded = fold(text.strip())
+    if not folded or _ACK.match(folded):
+        return True
+    return len(folded) <= _MAX_FILLER and not values(text) and subject_words(text) <= _CHATTER
+
+
+_MAX_FILLER: Final = 80
 
 
 def rank(kind: StatementKind) -> int:

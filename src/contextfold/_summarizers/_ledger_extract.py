@@ -50,6 +50,7 @@ from .._statements._facts import (
     tagged_blocks,
     text_facts,
 )
+from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
 from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 from ._ledger_values import AGENT, TOOL, USER, Pool
@@ -228,7 +229,9 @@ def _goals(text: str, own: list[str]) -> list[str]:
         if first and not first.strip().startswith("/"):
             pasted.append(f"{tag}: {clip(first, _CLIP)}")
     stated = [clip(s, _CLIP) for s in own if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS]
-    asked = [g for g in (clip(s, _CLIP) for s in _requests(own)) if g not in stated]
+    asked = [
+        g for g in (clip(s, _CLIP) for s in _requests(own)) if g not in stated and not is_filler(g)
+    ]
     found = [*pasted, *stated, *asked]
     return [g for i, g in enumerate(found) if i < _GOALS_PER_MESSAGE or g in stated]
 
@@ -383,7 +386,7 @@ def _part_values(message: Message, part: object, agent: bool, tool: bool) -> lis
 def _finish(out: Extraction, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
-        said = sentences(outside_quotes(text))
+        said = [s for s in sentences(outside_quotes(text)) if not is_filler(s)]
         plans = [s for s in said if _PLAN.search(s)]
         chosen = plans[-2:] if plans else [s for s in said if not _BOILERPLATE.search(s)][-1:]
         if chosen:

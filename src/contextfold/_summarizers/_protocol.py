@@ -31,6 +31,12 @@ class SummaryRequest:
     """Archive reference of each message in `messages` (same order), for citations."""
     max_tokens: int = 1024
     """Upper bound on the summary's size in tokens (the reserve)."""
+    carried: tuple[str, ...] = ()
+    """User statements the conversation carries verbatim beside the summary (the card):
+    the summary need not repeat them."""
+    stale: tuple[str, ...] = ()
+    """User statements superseded by newer ones: their old values must not appear in the
+    summary as current."""
 
 
 @dataclass(frozen=True, slots=True)
