@@ -10,9 +10,14 @@ Rules:
    (goal or next step) and preference. Each carries a key value unique to it.
 3. From segment 2 on, some statements update an earlier constraint, fact or goal: a new
    value for the same subject, phrased as corrections are ("Actually ...", "Change of
-   plan: ...", "Scratch that ..."). The old value is stale from then on.
+   plan: ...", "Scratch that ..."). The old value is stale from then on. A subject said
+   again in the same words with a new value (a restatement) replaces the older one too,
+   except a prohibition: "never deploy svc-a" and later "never deploy svc-b" both hold.
 4. Every kind has several phrasings; even-numbered ones make the `dev` split, odd-numbered
    ones the `held-out` split, so a gain on one can be checked on the other.
+5. Two styles: `agent` sessions have tool calls and explanatory assistant turns; `chat`
+   sessions (like issue 10's example) have none: short acknowledgements only, so the
+   statements are a large share of the tokens and tight budgets really bite.
 """
 
 from __future__ import annotations
@@ -86,6 +91,8 @@ TEMPLATES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
+PROHIBITIONS = frozenset({"deploy", "push", "delete", "secrets", "prod"})
+"""Rule subjects whose restatement about another named thing adds a rule (rule 3)."""
 UPDATES: tuple[str, ...] = (
     "Actually, {sentence_new} Not {old}.",
     "Change of plan: {sentence_new}",
@@ -122,6 +129,14 @@ FILLER_ASSISTANT = (
     "Good question: the helper is only used in two places, so renaming it is safe. I'll "
     "update both and rerun the linter.",
 )
+ACKS = (
+    "Noted, I'll keep that in mind.",
+    "Got it.",
+    "Great, let me know what's next.",
+    "Understood.",
+    "Sure thing.",
+)
+"""Short assistant replies of the `chat` style (rule 5)."""
 REQUESTS = (
     "Summarize where we are and continue.",
     "Continue with the next step.",
@@ -161,6 +176,7 @@ class Session:
 
     seed: int
     split: str
+    style: str
     system: Wire
     segments: list[list[Wire]] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
@@ -190,7 +206,7 @@ def _value(rng: random.Random, kind: str, subject: str) -> str:  # noqa: PLR0911
         case "deadline":
             return f"2027-{rng.randint(1, 12):02d}-{rng.randint(10, 28)}"
         case "timeout" | "retries" | "rate" | "memory" | "size":
-            return str(rng.randint(11, 9999))
+            return str(rng.randint(1000, 9999))
         case "window":
             return (
                 f"{rng.randint(0, 9):02d}:{rng.choice(('15', '30', '45'))}-{rng.randint(10, 23)}:00"
@@ -241,12 +257,13 @@ def _sentence(template: str, value: str) -> str:
     return template.format(v=value)
 
 
-def generate(seed: int, split: str) -> Session:
-    """One session (rules 1-4); `split` picks the phrasings."""
-    rng = random.Random(f"{split}:{seed}")
+def generate(seed: int, split: str, style: str = "agent") -> Session:
+    """One session (rules 1-5); `split` picks the phrasings, `style` the filler."""
+    chat = style == "chat"
+    rng = random.Random(f"{style}:{split}:{seed}")
     parity = SPLITS.index(split)
     pool = {k: [t for i, t in enumerate(v) if i % 2 == parity] for k, v in TEMPLATES.items()}
-    session = Session(seed, split, {"role": "system", "content": SYSTEM})
+    session = Session(seed, split, style, {"role": "system", "content": SYSTEM})
     calls = 0
     for segment in range(1, SEGMENTS + 1):
         wire: list[Wire] = []
@@ -257,10 +274,11 @@ def generate(seed: int, split: str) -> Session:
             said.append(_user(_plant(rng, session, pool, segment)))
         for message in said:
             wire.append(message)
-            wire.append(_assistant(rng.choice(FILLER_ASSISTANT)))
-            for _ in range(rng.randint(1, 2)):
-                wire += [_user(rng.choice(FILLER_USER)), _assistant(rng.choice(FILLER_ASSISTANT))]
-            if rng.random() < 0.6:
+            wire.append(_assistant(rng.choice(ACKS if chat else FILLER_ASSISTANT)))
+            for _ in range(rng.randint(1, 3) if chat else rng.randint(1, 2)):
+                reply = rng.choice(ACKS if chat else FILLER_ASSISTANT)
+                wire += [_user(rng.choice(FILLER_USER)), _assistant(reply)]
+            if not chat and rng.random() < 0.6:
                 calls += 1
                 wire += _tool_exchange(rng, f"call_{seed}_{calls}", _file_view(rng))
                 wire.append(_assistant(rng.choice(FILLER_ASSISTANT)))
@@ -268,7 +286,7 @@ def generate(seed: int, split: str) -> Session:
                 wire.append(_assistant(rng.choice(FILLER_ASSISTANT)))
         if rng.random() < 0.5:
             calls += 1
-            wire += _distractor(rng, session, f"call_{seed}_{calls}", segment)
+            wire += _distractor(rng, session, f"call_{seed}_{calls}", segment, chat=chat)
         wire.append(_user(rng.choice(REQUESTS)))
         session.segments.append(wire)
     return session
@@ -296,12 +314,22 @@ def _plant(
     subject, template = rng.choice(choices)
     value = _value(rng, kind, subject)
     text = _sentence(template, value)
-    session.statements.append(Statement(kind, subject, value, text, segment, session.split))
+    # the same subject said again with a new value is a restatement: it replaces the older
+    older = next((s for s in reversed(session.current(segment)) if s.subject == subject), None)
+    coexists = subject in PROHIBITIONS  # "never deploy svc-a", later "never deploy svc-b"
+    replaces = older.value if older is not None and not coexists else None
+    session.statements.append(
+        Statement(kind, subject, value, text, segment, session.split, replaces)
+    )
     return text
 
 
-def _distractor(rng: random.Random, session: Session, call: str, segment: int) -> list[Wire]:
-    source, template = rng.choice(DISTRACTORS)
+def _distractor(
+    rng: random.Random, session: Session, call: str, segment: int, *, chat: bool
+) -> list[Wire]:
+    source, template = rng.choice(
+        [d for d in DISTRACTORS if d[0] == "assistant"] if chat else DISTRACTORS
+    )
     v = f"decoy-{rng.getrandbits(20):05x}"
     v2 = f"${rng.randint(10, 99)},{rng.randint(100, 999)}"
     session.distractors += [(segment, v), (segment, v2)]

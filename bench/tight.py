@@ -14,8 +14,8 @@ Rules:
    `trim_messages` (strategy "last", include_system, start_on "human", exact counter) and
    drop-oldest (the system prompt and the longest suffix that starts at a user message and
    fits, else the latest user message alone).
-3. A statement is present when its value appears anywhere the model sees (a verbatim
-   message, the card, a summary); only statements whose value still holds are counted
+3. A statement is present when its value appears as a whole token anywhere the model sees
+   (a verbatim message, the card, a summary); only statements whose value still holds are counted
    (an update replaces its subject's earlier statement). A rule is `verbatim` when its
    whole sentence is there word for word.
 4. A stale value is shown as current when the superseded value appears in a contextfold
@@ -28,6 +28,7 @@ Rules:
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -40,6 +41,7 @@ from .common import ROOT, machine, table, write_section
 from .sessions import KINDS, SEGMENTS, SPLITS, Session, Wire, generate, wire
 
 SHARES = (0.1, 0.2, 0.3, 0.5)
+STYLES = ("agent", "chat")
 STRATEGIES = ("drop-oldest", "trim_messages", "contextfold default")
 USER_SECTIONS = ("user", "goals")
 
@@ -56,6 +58,8 @@ class Cell:
     promoted: int = 0
     runs: int = 0
     over: int = 0
+    crowded: int = 0
+    """Sessions whose current statements alone (as user messages) exceed the budget."""
     size: float = 0.0
     """Sum of tokens / budget."""
     worst: float = 0.0
@@ -65,7 +69,8 @@ class Cell:
         return cls(defaultdict(int), defaultdict(int))
 
 
-Key = tuple[str, float, str, int]
+Key = tuple[str, str, float, str, int]
+"""(style, strategy, share, split, round)."""
 
 
 def _texts(message: Wire) -> list[str]:
@@ -96,21 +101,28 @@ def _artifact_lines(output: Sequence[Wire]) -> tuple[list[str], list[str]]:
     return lines, user_state
 
 
+def found(value: str, text: str) -> bool:
+    """`value` in `text` as a whole token (a number inside a reference id is not it)."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", text) is not None
+
+
 def score(session: Session, round_: int, output: Sequence[Wire], cell: Cell) -> None:
     """Add one round's output to `cell` (rules 3-5)."""
     everything = "\n".join(t for m in output for t in _texts(m))
     lines, user_state = _artifact_lines(output)
     for statement in session.current(round_):
         cell.held[statement.kind] += 1
-        cell.present[statement.kind] += statement.value in everything
+        cell.present[statement.kind] += found(statement.value, everything)
         if statement.kind == "rule":
             cell.rules_verbatim += statement.sentence in everything
     for old, new in session.stale(round_):
         cell.stale_pairs += 1
-        in_artifact = any(old in line and new not in line for line in lines)
-        cell.stale_shown += in_artifact or (old in everything and new not in everything)
+        in_artifact = any(found(old, line) and not found(new, line) for line in lines)
+        shown = found(old, everything) and not found(new, everything)
+        cell.stale_shown += in_artifact or shown
     cell.promoted += sum(
-        any(value in line for line in user_state) for value in session.distractors_until(round_)
+        any(found(value, line) for line in user_state)
+        for value in session.distractors_until(round_)
     )
 
 
@@ -143,11 +155,14 @@ class Runner:
                 current = self.compact(
                     strategy, current + session.segments[round_ - 1], budget, archive
                 )
-                cell = cells.setdefault((strategy, share, session.split, round_), Cell.empty())
+                key = (session.style, strategy, share, session.split, round_)
+                cell = cells.setdefault(key, Cell.empty())
                 score(session, round_, current, cell)
                 used = bl.exact_tokens(current) / budget
                 cell.runs += 1
                 cell.over += used > 1
+                said = [{"role": "user", "content": x.sentence} for x in session.current(round_)]
+                cell.crowded += bl.exact_tokens([session.system, *said]) > budget
                 cell.size += used
                 cell.worst = max(cell.worst, used)
 
@@ -170,18 +185,19 @@ def run(sessions: int) -> dict[Key, Cell]:
     """Every strategy, share, split and round over `sessions` sessions per split."""
     runner = Runner()
     cells: dict[Key, Cell] = {}
-    for split in SPLITS:
-        for seed in range(sessions):
-            session = generate(seed, split)
-            for share in SHARES:
-                runner.run(session, share, cells)
+    for style in STYLES:
+        for split in SPLITS:
+            for seed in range(sessions):
+                session = generate(seed, split, style)
+                for share in SHARES:
+                    runner.run(session, share, cells)
     return cells
 
 
-def _merged(cells: dict[Key, Cell], strategy: str, share: float, round_: int) -> Cell:
+def _merged(cells: dict[Key, Cell], style: str, strategy: str, share: float, round_: int) -> Cell:
     out = Cell.empty()
     for split in SPLITS:
-        cell = cells[(strategy, share, split, round_)]
+        cell = cells[(style, strategy, share, split, round_)]
         for kind in KINDS:
             out.held[kind] += cell.held[kind]
             out.present[kind] += cell.present[kind]
@@ -191,6 +207,7 @@ def _merged(cells: dict[Key, Cell], strategy: str, share: float, round_: int) ->
         out.promoted += cell.promoted
         out.runs += cell.runs
         out.over += cell.over
+        out.crowded += cell.crowded
         out.size += cell.size
         out.worst = max(out.worst, cell.worst)
     return out
@@ -207,72 +224,90 @@ def section(cells: dict[Key, Cell], sessions: int, command: str) -> str:
     out.append(f"Command: `{command}` ({machine()}).")
     out += ["", *(__doc__ or "").split("Rules:", 1)[1].strip("\n").splitlines(), ""]
     out.append(
-        f"{sessions} sessions per split, {2 * sessions} in all. Round 5, per strategy and budget: "
-        "share of the statements still held that are present (all kinds, then per kind), rules "
-        "verbatim, stale values shown as current, distractors promoted to user state, mean and "
-        "worst output size / budget, rounds over budget."
+        f"{sessions} sessions per style and split, {4 * sessions} in all. Round 5, per style, "
+        "strategy and budget: share of the statements still held that are present (all "
+        "kinds, then per kind), rules verbatim, stale values shown as current, distractors "
+        "promoted to user state, mean and worst output size / budget, rounds over budget, "
+        "and sessions whose system prompt and current statements alone (each as a user "
+        "message) exceed the budget: there no strategy can show every statement verbatim."
     )
     out.append("")
     header = [
-        "strategy",
-        "budget",
-        "all",
-        *KINDS,
-        "rules verbatim",
-        "stale",
-        "promoted",
-        "size",
-        "worst",
-        "over",
-    ]
+        "style", "strategy", "budget", "all", *KINDS, "rules verbatim", "stale", "promoted",
+        "size", "worst", "over", "crowded",
+    ]  # fmt: skip
     rows = []
-    for strategy in STRATEGIES:
-        for share in SHARES:
-            c = _merged(cells, strategy, share, SEGMENTS)
-            rows.append(
-                [
-                    strategy,
-                    f"{share:.0%}",
-                    _share(c),
-                    *(_share(c, (k,)) for k in KINDS),
-                    f"{c.rules_verbatim / max(c.held['rule'], 1):.0%}",
-                    f"{c.stale_shown} of {c.stale_pairs}",
-                    c.promoted,
-                    f"{c.size / c.runs:.2f}",
-                    f"{c.worst:.2f}",
-                    c.over,
-                ]
-            )
-    out += table(header, rows, "ll" + "r" * (len(header) - 2))
+    for style in STYLES:
+        for strategy in STRATEGIES:
+            for share in SHARES:
+                c = _merged(cells, style, strategy, share, SEGMENTS)
+                rows.append(
+                    [
+                        style,
+                        strategy,
+                        f"{share:.0%}",
+                        _share(c),
+                        *(_share(c, (k,)) for k in KINDS),
+                        f"{c.rules_verbatim / max(c.held['rule'], 1):.0%}",
+                        f"{c.stale_shown} of {c.stale_pairs}",
+                        c.promoted,
+                        f"{c.size / c.runs:.2f}",
+                        f"{c.worst:.2f}",
+                        c.over,
+                        f"{c.crowded} of {c.runs}",
+                    ]
+                )
+    out += table(header, rows, "lll" + "r" * (len(header) - 3))
     out += ["", "By round (all kinds), and by phrasing split at round 5:", ""]
-    header = ["strategy", "budget", *(f"round {r}" for r in range(1, SEGMENTS + 1)), *SPLITS]
+    header = [
+        "style", "strategy", "budget", *(f"round {r}" for r in range(1, SEGMENTS + 1)), *SPLITS
+    ]  # fmt: skip
     rows = []
-    for strategy in STRATEGIES:
-        for share in SHARES:
-            by_round = [_share(_merged(cells, strategy, share, r)) for r in range(1, SEGMENTS + 1)]
-            by_split = [_share(cells[(strategy, share, s, SEGMENTS)]) for s in SPLITS]
-            rows.append([strategy, f"{share:.0%}", *by_round, *by_split])
-    out += table(header, rows, "ll" + "r" * (len(header) - 2))
-    out += ["", *_losses(cells), ""]
+    for style in STYLES:
+        for strategy in STRATEGIES:
+            for share in SHARES:
+                by_round = [
+                    _share(_merged(cells, style, strategy, share, r))
+                    for r in range(1, SEGMENTS + 1)
+                ]
+                by_split = [_share(cells[(style, strategy, share, s, SEGMENTS)]) for s in SPLITS]
+                rows.append([style, strategy, f"{share:.0%}", *by_round, *by_split])
+    out += table(header, rows, "lll" + "r" * (len(header) - 3))
+    out += ["", *_losses(cells), "", *NOTES, ""]
     return "\n".join(out)
+
+
+NOTES = (
+    "Where contextfold falls short of its own goals here:",
+    "",
+    "- `chat` at 10%: the system prompt and the statements alone exceed the budget in every",
+    "  session (`crowded`), so the card shows the rules and constraints first and drops the",
+    "  rest (archived, recallable by the card's block reference); facts suffer most.",
+    '- A stale value still shown: a plain restatement with a new value ("The staging database',
+    '  is at X", no "actually") that sits verbatim in view while nothing is compacted. The',
+    "  card cannot tell that message is newer than its own statements (a kept older task",
+    "  message looks the same), so only explicit updates retire a card statement then; the",
+    "  next compaction that takes the restatement out of view replaces the old value.",
+)
 
 
 def _losses(cells: dict[Key, Cell]) -> list[str]:
     lost = []
-    for share in SHARES:
-        for r in range(1, SEGMENTS + 1):
-            ours = _merged(cells, "contextfold default", share, r)
-            mine = sum(ours.present.values())
-            for base in STRATEGIES[:-1]:
-                theirs = sum(_merged(cells, base, share, r).present.values())
-                if theirs > mine:
-                    lost.append(
-                        f"- {share:.0%}, round {r}: {base} keeps {theirs}, contextfold {mine}"
-                    )
+    for style in STYLES:
+        for share in SHARES:
+            for r in range(1, SEGMENTS + 1):
+                mine = sum(_merged(cells, style, "contextfold default", share, r).present.values())
+                for base in STRATEGIES[:-1]:
+                    theirs = sum(_merged(cells, style, base, share, r).present.values())
+                    if theirs > mine:
+                        lost.append(
+                            f"- {style}, {share:.0%}, round {r}: {base} keeps {theirs}, "
+                            f"contextfold {mine}"
+                        )
     if not lost:
         return [
             "contextfold default keeps at least as many statements as each baseline in every "
-            "budget and round."
+            "style, budget and round."
         ]
     return ["contextfold default loses to a baseline here:", "", *lost]
 

@@ -224,6 +224,7 @@ class ContextManager:
             counter_name(self.counter),
             self.counter.fixed_overhead(Conversation((), tools=self.tools)),
             pending_tail=True,
+            card_ceiling=self.policy.high,
         )
         marks = Marks(
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),

@@ -34,6 +34,10 @@ class Archiver(Protocol):
         """Whether `item` is stored (the proof that contextfold made an artifact)."""
         ...
 
+    def get(self, ref: str) -> Message | Part | str:
+        """The item stored under `ref`; UnknownReference when there is none."""
+        ...
+
 
 @dataclass(slots=True)
 class Applied:

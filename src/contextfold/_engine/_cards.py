@@ -22,13 +22,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._messages import Card, Message, Text
+from .._errors import ContextFoldError
+from .._messages import Card, Message, Part, Text, artifact_kind
 from .._planning._plan import Protection
 from .._planning._units import Unit, UnitKind
-from .._statements._card import CardState, extract_statements, parse_card, render_card
-from .._statements._kinds import RULE_RANK
+from .._statements._card import (
+    CardState,
+    Statement,
+    dense_text,
+    extract_statements,
+    parse_card,
+    render_card,
+)
+from .._statements._kinds import RULE_RANK, is_update
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
+from ._artifacts import vouch
 from ._transform import REF_TOKENS_MAX
 
 
@@ -76,16 +85,109 @@ def card_after(
     message (with its ref) adds its statements, a kept user message (ref None, not pinned)
     retires what it supersedes. Returns the state, the existing card's block reference and
     the texts of every superseded statement (archived into `refs`)."""
-    state, block = parse_card(existing) if existing else (CardState(), None)
+    state, block = card_state(existing, archive) if existing else (CardState(), None)
     stale: list[str] = []
     for origin, message, ref in timeline:
         if message.role != "user" or (ref is None and origin in pinned):
             continue
-        state, gone = state.update(message, ref) if ref is not None else state.retire([message])
+        if ref is not None:
+            state, gone = state.update(message, ref)
+        else:  # in input order, so a plain restatement is newer too
+            state, gone = state.retire([message], explicit=False)
         for old in gone:
             stale.append(old.text)
             refs.append(archive.put(old.text, label="superseded statement"))
     return state, block, stale
+
+
+_ENTRY_NOTES = ("(previous card: ", "(messages folded out of view: ")
+
+
+def card_state(card: str, archive: Archiver) -> tuple[CardState, str | None]:
+    """What `card` holds and its block reference (rule 4): a dense card shows a prefix of
+    its statements; the full state comes back from its block entry when the archive has
+    it, so statements left off for room return when there is room again."""
+    shown, block = parse_card(card)
+    if block is None:
+        return shown, None
+    try:
+        entry = archive.get(block)
+    except ContextFoldError:
+        return shown, block
+    if not isinstance(entry, str):
+        return shown, block
+    lines = [ln for ln in entry.splitlines() if not ln.startswith(_ENTRY_NOTES)]
+    full, _ = parse_card("\n".join(lines))
+    texts = {s.text for s in full.statements} | {dense_text(s.text) for s in full.statements}
+    if all(s.text in texts for s in shown.statements):
+        return full, block
+    return shown, block
+
+
+def updates_in(messages: Sequence[Message]) -> list[Message]:
+    """The user messages among `messages` whose text reads as an update (a cheap look)."""
+    return [m for m in messages if m.role == "user" and is_update(_user_text(m))]
+
+
+def card_retires(card: str, kept: Sequence[Message]) -> bool:
+    """Whether updates in view supersede a statement `card` shows (rule 5)."""
+    state, _ = parse_card(card)
+    return bool(state.statements) and bool(state.retire(updates_in(kept))[1])
+
+
+def retire_in_place(
+    items: Sequence[tuple[int, Message]],
+    kept: Sequence[Message],
+    archive: Archiver,
+    refs: list[str],
+) -> list[tuple[int, Message]]:
+    """The artifacts as they were, with the card re-rendered (same form, same block) without
+    what updates in view supersede (rule 5); the old card and the retired statements are
+    archived, the new card vouched for."""
+    updates = updates_in(kept)
+    out: list[tuple[int, Message]] = []
+    for anchor, message in items:
+        parts: list[Part] = []
+        for part in message.parts:
+            if not isinstance(part, Text | Card) or artifact_kind(part.text) != "card":
+                parts.append(part)
+                continue
+            state, block = card_state(part.text, archive)
+            smaller, gone = state.retire(updates)
+            if not gone:
+                parts.append(part)
+                continue
+            refs.append(archive.put(Card(part.text), label="replaced card"))
+            refs += [archive.put(old.text, label="superseded statement") for old in gone]
+            text = _without(part.text, smaller, gone, block, archive=archive, refs=refs)
+            if text is not None:
+                card = Card(text)
+                vouch(archive, card)
+                parts.append(card)
+        if parts:
+            out.append((anchor, Message(message.role, tuple(parts), name=message.name)))
+    return out
+
+
+def _without(
+    card: str,
+    state: CardState,
+    gone: list[Statement],
+    block: str | None,
+    *,
+    archive: Archiver,
+    refs: list[str],
+) -> str | None:
+    """`card` re-rendered in its form for `state` (what is left once `gone` retired): full,
+    or dense over a new block entry showing what it showed less what retired."""
+    if block is None:
+        return render_card(state) if state.statements else None
+    retired = {s.text for s in gone} | {dense_text(s.text) for s in gone}
+    shown = [s for s in parse_card(card)[0].statements if s.text not in retired]
+    entry = f"{render_card(state)}\n(previous card: {block})"
+    new_block = archive.put(entry, label="card sources")
+    refs.append(new_block)
+    return render_card(state, block=new_block, shown=len(shown))
 
 
 def fit_card(

@@ -9,6 +9,9 @@ Rules:
 3. Every payload that leaves or shrinks is archived first; its reference is reported.
 4. When the plan changes nothing and nothing was repaired, the input comes back as is.
 5. So does an input the plan could not shrink (bridges can cost more than what left).
+6. Except: when an update the user made after the card (still in view) supersedes a
+   statement the card shows, the card is re-rendered without it even if nothing else
+   changes, so the card never shows a replaced value as current.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
-from ._cards import card_after, card_bounds
+from ._cards import card_after, card_bounds, card_retires, retire_in_place
 from ._costs import protections, resolve_prune, unit_costs
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
@@ -56,6 +59,10 @@ class Settings:
     """Fixed tokens outside the messages: reply priming and tool schemas."""
     pending_tail: bool = False
     """Leave the last exchange's unanswered calls alone (an agent loop awaits them)."""
+    card_ceiling: float = 1.0
+    """Share of the budget the card may fill up to when the target's room cannot show every
+    statement: the whole budget for one-shot calls; an agent loop passes its high-water
+    mark, so its next turn does not compact again at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +106,9 @@ def compact_flow(
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune)
-    if not the_plan.changes and not prep.notes and not prep.parts.bridges:
+    kept = [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
+    stale_card = prep.parts.card is not None and card_retires(prep.parts.card, kept)
+    if not the_plan.changes and not prep.notes and not prep.parts.bridges and not stale_card:
         return _unchanged(messages, settings, before, the_plan, protected)
     mask = settings.policy.steps.get("mask")
     prose_over = mask.prose_over if isinstance(mask, Mask) else 0
@@ -110,6 +119,8 @@ def compact_flow(
         items, rules = yield from _new_artifacts(
             applied, prep, settings, archive, the_plan, marks=marks
         )
+    elif stale_card:  # rule 6: an update in view retires what the card still shows
+        items = retire_in_place(items, kept, archive, applied.refs)
     n_system = len(prep.parts.system)
     body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
     out = applied.messages[:n_system] + body
@@ -119,7 +130,7 @@ def compact_flow(
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan, protected)
     after = settings.overhead + sum(counter.count(m) for m in out)
-    if after >= before and not prep.notes:  # rule 5: a compaction never makes it worse
+    if after >= before and not prep.notes and not stale_card:  # rule 5: never worse
         return _unchanged(messages, settings, before, the_plan, protected)
     done = _Done(applied, prep.notes, protected, rules, True)
     return Outcome(tuple(out), _report(settings, before, after, the_plan, done), tuple(origins))
@@ -176,13 +187,20 @@ def _new_artifacts(
         parts.card, applied.timeline, marks.pinned, archive, applied.refs
     )
     alternate = SHAPES[settings.format].alternate
-    room = room_left(
-        applied,
-        the_plan,
-        goal=settings.target if the_plan.on_target else settings.budget,
-        overhead=settings.overhead,
-        bridge=_bridge_cost(settings.counter) if alternate else 0,
-        counter=settings.counter,
+    bridge = _bridge_cost(settings.counter) if alternate else 0
+    room, most = (
+        room_left(
+            applied,
+            the_plan,
+            goal=goal,
+            overhead=settings.overhead,
+            bridge=bridge,
+            counter=settings.counter,
+        )
+        for goal in (
+            settings.target if the_plan.on_target else settings.budget,
+            max(settings.target, int(settings.card_ceiling * settings.budget)),
+        )
     )
     filled = yield from fill(
         applied,
@@ -190,6 +208,7 @@ def _new_artifacts(
         previous=parts.summary,
         previous_block=block,
         room=room,
+        most=most,
         policy=settings.policy,
         budget=settings.budget,
         counter=settings.counter,

@@ -12,6 +12,14 @@ Rules:
 4. When the room cannot hold a summary with a body, or nothing was folded (only dropped),
    there is no new summary: the span reference (every message taken out of view) goes
    into the card's block entry instead, so those messages stay recallable through it.
+5. When only dropping, the old summary stays unless the card then cannot show every
+   statement: the user's statements come first; the old summary is archived and named in
+   the span, so it stays recallable from the output.
+6. The target leaves room for growth, but not at the cost of what the user said: the card
+   may take room up to the card ceiling (`most`: the budget in one-shot calls, the
+   high-water mark in an agent loop, which then does not compact again at once) when the
+   target's room cannot show every statement; the summary only takes what is left under
+   the target.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from dataclasses import dataclass
 from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
 from .._policy import Policy
-from .._statements._card import CardState, parse_card
+from .._statements._card import CardState, parse_card, render_card
 from .._strategies._steps import Summarize
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
@@ -64,20 +72,31 @@ def fill(
     previous: str | None,
     previous_block: str | None,
     room: int,
+    most: int,
     policy: Policy,
     budget: int,
     counter: TokenCounter,
     archive: Archiver,
     stale: tuple[str, ...] = (),
 ) -> Generator[SummaryRequest, SummaryResult, Filled]:
-    """The card and the summary for `room` tokens (rules 2-4); `stale`: statements no
-    longer current, which the summary must not show."""
+    """The card and the summary for `room` tokens (rules 2-6); the card may take up to
+    `most` (the room under the card ceiling); `stale`: statements no longer current,
+    which the summary must not show."""
+    room = min(room, most)
     if not applied.folded:  # dropped only: the summary stays, the span rides in the card
         kept = _cost(Summary(previous), counter) if previous else 0
-        span = make_span(applied, None, archive)
+        earlier = None
+        if previous is not None and not _fits_all(state, most - kept, counter):
+            # rule 5: the card's statements come before an old summary
+            earlier = summary_span(previous)
+            replaced = archive.put(Summary(previous), label="replaced summary")
+            applied.refs.append(replaced)
+            earlier = f"{earlier} (summary: {replaced})" if earlier else f"summary {replaced}"
+            previous, kept = None, 0
+        span = make_span(applied, earlier, archive)
         card = fit_card(
             state,
-            room - kept,
+            most - kept,
             counter,
             archive,
             applied.refs,
@@ -98,10 +117,10 @@ def fill(
         full_only=True,
     )
     dense = card is None and bool(state.statements)
-    if dense:  # tight: the dense card first, with the span
+    if dense:  # tight: the dense card first, with the span, in up to the budget's room
         card = fit_card(
             state,
-            room,
+            most,
             counter,
             archive,
             applied.refs,
@@ -114,7 +133,7 @@ def fill(
         if previous is not None:
             applied.refs.append(archive.put(previous))
         if card is None:
-            card = fit_card(state, room, counter, archive, applied.refs, span=span, dense=True)
+            card = fit_card(state, most, counter, archive, applied.refs, span=span, dense=True)
         return Filled(card, None, _shown(card))
     reserve = reserve_for(policy, budget)
     step = policy.steps.get("summarize")
@@ -142,6 +161,14 @@ def _cost(part: Card | Summary, counter: TokenCounter) -> int:
 def _carried(card: str | None) -> tuple[str, ...]:
     """The statements `card` shows verbatim (the summary need not repeat them)."""
     return () if card is None else tuple(s.text for s in parse_card(card)[0].statements)
+
+
+def _fits_all(state: CardState, room: int, counter: TokenCounter) -> bool:
+    """Whether the dense card with every statement fits `room`."""
+    return _cost(Card(render_card(state, block=_SOME_REF)), counter) <= room
+
+
+_SOME_REF = "r0000000000"
 
 
 def _shown(card: str | None) -> int:

@@ -11,16 +11,19 @@ Rules:
    value.") is joined to the statement after it, which then reads as the update it is.
 3. The newest statement on a subject wins and the older one is returned as superseded
    (the engine archives it): same normalized text is a duplicate; rules with the same
-   subject key (`_cues.subject_of`) replace each other; an update ("actually", "instead",
-   "no longer", "is now", ...) replaces the statement it names by an old value ("not
-   3.12") or shares the most subject words with; a fact replaces an older fact or goal
-   about the same subject (two or more shared subject words, most of the smaller set).
+   subject key (`_cues.subject_of`) replace each other, unless two prohibitions name
+   different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
+   update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
+   names by an old value ("not 3.12") or shares the most subject words with; a fact
+   replaces an older fact or goal about the same subject (two or more shared subject
+   words, most of the smaller set; or the very same subject words with a new value).
    A permission that relaxes nothing adds nothing. The replacement takes the old one's
    place, so the card's order is stable.
 4. A statement's kind and subject are pure functions of its text, so `parse_card`
    inverts `render_card` exactly (I7), in both forms: full (a `- ` line per statement with
    the archive reference of the message that said it) and dense (one block reference in
-   the header, then one statement a line).
+   the header, then one statement a line, past its update lead-in; the block entry holds
+   the full card, so the exact statements come back from it).
 5. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -99,7 +102,7 @@ def _kind_of(text: str) -> StatementKind:
 
 @lru_cache(maxsize=1 << 15)
 def _rule_subject(text: str) -> str:
-    parts = [p for p in sentences(text) if not _lead_only(p)] or [text]
+    parts = _core_sentences(text)
     said = parts[0] if len(parts) == 1 else " ".join(parts)
     return subject_of(UPDATE_LEAD.sub("", said, count=1) or said)
 
@@ -193,16 +196,19 @@ class CardState:
             return self, []
         return CardState(tuple(current)), superseded
 
-    def retire(self, messages: Iterable[Message]) -> tuple[CardState, list[Statement]]:
+    def retire(
+        self, messages: Iterable[Message], *, explicit: bool = True
+    ) -> tuple[CardState, list[Statement]]:
         """The state without the statements that updates in `messages` (still shown
         verbatim, newer than everything on the card) supersede, and those statements
         (rule 5). Each statement is judged on its own, so a card shown in part retires the
-        same way."""
+        same way. `explicit=False` (the caller knows the messages are newer) lets a plain
+        restatement with a new value retire too."""
         said = [
             Statement(text)
             for message in messages
             for text in _candidates(message, pinned=False)
-            if is_update(text)
+            if is_update(text) or not explicit
         ]
         if not said or not self.statements:
             return self, []
@@ -260,7 +266,7 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     subject = new.subject
     if subject:
         for index, old in enumerate(current):
-            if old.subject == subject:
+            if old.subject == subject and not _other_things(old, new):
                 return index
     if new.kind == "permission":
         return None  # a permission relaxes only the rule with its subject key
@@ -274,8 +280,35 @@ def _target(current: list[Statement], new: Statement) -> int | None:
 @lru_cache(maxsize=1 << 15)
 def _words(text: str) -> frozenset[str]:
     """Subject words of what a statement says, past any update lead-in (rule 3)."""
-    core = " ".join(p for p in sentences(text) if not _lead_only(p)) or text
+    core = " ".join(_core_sentences(text))
     return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
+
+
+def _core_sentences(text: str) -> list[str]:
+    """A statement's sentences without an update's lead-in or trailing retractions."""
+    said = sentences(text)
+    core = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
+    return core or [text]
+
+
+_ID: Final = re.compile(r"(?=.*[A-Za-z])(?=.*[\d_./-])[A-Za-z0-9_./-]{4,}")
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    return frozenset(v for v in values(text) if _ID.fullmatch(v) and not v[0].isdigit())
+
+
+_DUTIES: Final = frozenset({"prohibition"})
+
+
+def _other_things(old: Statement, new: Statement) -> bool:
+    """Two prohibitions of one shape about different named things ("never deploy svc-a",
+    "never deploy svc-b") both hold, unless the newer says it is an update; any other
+    restatement with a new value ("sign off with tag-b") replaces the older."""
+    if is_update(new.text) or new.kind not in _DUTIES or old.kind not in _DUTIES:
+        return False
+    mine, theirs = _identifiers(new.text), _identifiers(old.text)
+    return bool(mine) and bool(theirs) and not mine & theirs
 
 
 def _best_match(current: list[Statement], new: Statement) -> int | None:
@@ -304,7 +337,9 @@ def _same_subject(current: list[Statement], new: Statement) -> int | None:
             continue
         theirs = _words(old.text)
         shared = len(words & theirs)
-        if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
+        if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
+            words and words == theirs and values(new.text) and values(old.text)
+        ):
             return index
     return None
 
@@ -330,8 +365,26 @@ def render_card(state: CardState, *, block: str | None = None, shown: int | None
         lines += [f"- {s.text}" + (f" ({s.source})" if s.source else "") for s in items]
     else:
         lines = [f"{CARD_HEADER} ({_BLOCK}{block})" if block else CARD_HEADER]
-        lines += [s.text for s in items]
+        lines += [dense_text(s.text) for s in items]
     return "\n".join(lines)
+
+
+@lru_cache(maxsize=1 << 15)
+def dense_text(text: str) -> str:
+    """A statement as the dense card shows it: without an update's lead-in ("Sorry, I
+    gave you the wrong value before.", "Change of plan:") or a trailing retraction ("Not
+    3191."); the words that state it stay verbatim, the whole is in the block entry."""
+    said = sentences(text)
+    kept = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
+    core = " ".join(kept) if kept else text
+    bare = UPDATE_LEAD.sub("", core, count=1)
+    if not bare or statement_kind(bare[0].upper() + bare[1:]) is None:
+        return core
+    return bare[0].upper() + bare[1:]
+
+
+def _retracts(sentence: str) -> bool:
+    return _RETRACTS.match(fold(sentence)) is not None
 
 
 def parse_card(text: str) -> tuple[CardState, str | None]:

@@ -15,9 +15,10 @@ Rules:
 3. The subject key is what two rules must share for the newer to supersede the older:
    a family, then the sorted content words with values (numbers, money, dates, versions),
    cue words and filler removed. Families: `limit:<unit>` for limits and budgets,
-   `deadline` for deadlines, `note` for notes, `pos`/`neg` (do / do not) for the rest.
-   A permission relaxes a prohibition, so it has the `neg` key of what it permits. No
-   content words left means no supersession: the key is then the normalized sentence.
+   `deadline` for deadlines (a bare "the deadline is X" too), `note` for notes,
+   `pos`/`neg` (do / do not) for the rest. A permission relaxes a prohibition, so it has
+   the `neg` key of what it permits. Outside deadlines, no content words left means no
+   supersession: the key is then the normalized sentence.
 """
 
 from __future__ import annotations
@@ -127,6 +128,19 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "obligation", r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)"
+    ),
+    _cue(
+        "obligation",
+        r"(?=[eaf])\b(?:every|each|all|from now on,? (?:every|each|all))\b[^.;]{0,60}?"
+        r"\b(?:has to|have to|needs? to|is required to|are required to)\b",
+    ),
+    _cue("obligation", r"(?=n), no exceptions\b"),
+    _cue(
+        "obligation",
+        r"^(?:when|whenever|each time|every time|after|before|once|if)\b[^,]{3,60},\s*"
+        r"(?:please\s+)?(?:always\s+)?(?:sign|tag|mention|include|add|use|write|ping|notify|"
+        r"tell|ask|run|check|email|send|label|prefix|end|start|put|keep|update|commit|open|"
+        r"close|attach|cc|post|report|log|note)\b",
     ),
     _cue(
         "prohibition",
@@ -276,9 +290,11 @@ def subject_of(text: str) -> str:
     words = _content_words(folded)
     if kind == "limit":
         return f"limit:{_unit(folded)}:{' '.join(words)}"
+    if kind == "deadline":
+        return f"deadline:{' '.join(words)}"  # a bare "the deadline is X" is the deadline
     if not words:
         return f"text:{folded}"
-    if kind in ("deadline", "note"):
+    if kind == "note":
         return f"{kind}:{' '.join(words)}"
     return f"{_polarity(kind, folded)}:{' '.join(words)}"
 

@@ -99,6 +99,12 @@ _NOT_VALUE: Final = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
 )
+_OUTDATED: Final = re.compile(
+    r"([^\s(]+) (?:is|was|are|were) (?:out of date|outdated|obsolete|wrong|no longer (?:valid|"
+    r"current|right))",
+    re.IGNORECASE,
+)
+"""A value named as no longer holding: "(2027-06-28 is out of date.)"."""
 _TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
 _NUMBER: Final = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _NAME: Final = re.compile(
@@ -221,7 +227,9 @@ def is_update(text: str) -> bool:
 @lru_cache(maxsize=1 << 15)
 def replaced_values(text: str) -> frozenset[str]:
     """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
-    return frozenset(m.group(1).strip("'\".,;:!?") for m in _NOT_VALUE.finditer(text))
+    found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
+    found += [m.group(1) for m in _OUTDATED.finditer(text)]
+    return frozenset(v.strip("'\".,;:!?()") for v in found)
 
 
 _CHATTER: Final = _GO_AHEAD | word_set(
