@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
+from contextfold._statements._kinds import is_update
 
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
@@ -145,8 +146,9 @@ def test_generated_sessions_keep_rules_and_never_show_stale_values(
     seed: int, split: str, share: float
 ) -> None:
     """Five rounds of compact-append-compact on a generated chatty session: within the
-    budget, no superseded value shown as current on the card or in the summary, no
-    distractor promoted to user state, and (from 20% on) every rule still there."""
+    budget, no superseded value shown as current on the card or in the summary (but for a
+    plain restatement still in view), no distractor promoted to user state, and (from 20%
+    on) every rule still there."""
     sessions = pytest.importorskip("bench.sessions")
     tight = pytest.importorskip("bench.tight")
     session = sessions.generate(seed, split)
@@ -166,7 +168,18 @@ def test_generated_sessions_keep_rules_and_never_show_stale_values(
         current = payload
         cell = tight.Cell.empty()
         tight.score(session, round_, current, cell)
-        assert cell.stale_shown == 0, (round_, session.stale(round_))
         assert cell.promoted == 0
+        text = "\n".join(t for m in current for t in tight._texts(m))
+        lines, _ = tight._artifact_lines(current)
+        for said in session.statements:
+            if said.replaces is None or said.segment > round_:
+                continue
+            old, new = said.replaces, said.value
+            shown = any(tight.found(old, ln) and not tight.found(new, ln) for ln in lines)
+            if shown or (tight.found(old, text) and not tight.found(new, text)):
+                # the one case left: a plain restatement (no "actually", "change of plan")
+                # still in view verbatim while nothing was compacted; an update always retires
+                assert not is_update(said.sentence), (round_, said)
+                assert said.sentence in text, (round_, said)
         if share >= 0.2:
             assert cell.present["rule"] == cell.held["rule"], round_

@@ -47,6 +47,8 @@ class CardBounds:
 
     full: int
     rules: int
+    dense: int = 0
+    """Every statement in dense form (what a tight card needs to lose nothing)."""
 
 
 def new_card(
@@ -266,7 +268,8 @@ def card_bounds(
     full = _cost(render_card(state), counter) + REF_TOKENS_MAX * len(state.statements)
     rules = CardState(tuple(s for s in state.statements if s.rank == RULE_RANK))
     dense = _cost(render_card(rules, block=""), counter) + REF_TOKENS_MAX if rules.statements else 0
-    return CardBounds(full, min(full, dense))
+    every = _cost(render_card(state, block=""), counter) + REF_TOKENS_MAX
+    return CardBounds(full, min(full, dense), min(full, every))
 
 
 Count = Callable[[str], int]

@@ -302,7 +302,9 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         limit=settings.budget - settings.overhead,
         preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
         preamble_folded=card + summary_cap(reserve, counter) + bridge,
-        preamble_folded_small=bounds.rules + summary_cap(small, counter) + bridge,
+        preamble_folded_small=min(card, max(bounds.rules, bounds.dense))
+        + summary_cap(small, counter)
+        + bridge,
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )

@@ -88,7 +88,8 @@ _ACK: Final = re.compile(
 _UPDATE: Final = re.compile(
     r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|no,|"
     r"on second thought|small change|quick change|change)\b|"
-    r"\b(?:from now on|going forward|no longer|instead of|instead|switch(?:ed|ing)? to|"
+    r"^[^;,]*\binstead[.!]?$|"
+    r"\b(?:from now on|going forward|no longer|instead of|switch(?:ed|ing)? to|"
     r"change[ds]? (?:it |that )?to|moved? to|now (?:is|are|at|on|use|uses|using|be)|"
     r"(?:is|are|has been|have been) now|anymore|any more|not .{1,40} but|rather than|"
     r"replaced? (?:by|with)|has changed|have changed|updated to|bump(?:ed)? to|"
