@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextfold import (
@@ -81,9 +82,11 @@ def test_definition_shape_and_a_strict_mode_schema(format: str) -> None:
     schema, name = schema_and_name(recall_tool(format), format)
     assert name == RECALL_TOOL_NAME
     assert schema["type"] == "object"
-    assert schema["required"] == list(schema["properties"]) == ["ref"]
+    assert schema["required"] == list(schema["properties"]) == ["ref", "offset", "limit"]
     assert schema["additionalProperties"] is False
     assert schema["properties"]["ref"]["type"] == "string"
+    for window in ("offset", "limit"):  # strict mode: optional means nullable
+        assert schema["properties"][window]["type"] == ["integer", "null"]
     json.dumps(recall_tool(format))
 
 
@@ -195,3 +198,75 @@ def test_deeply_nested_json_is_an_error_text() -> None:
     text, is_error = answer_recall(Archive(), "[" * 100_000 + "]" * 100_000)
     assert is_error
     assert text.startswith(RECALL_TOOL_NAME)
+
+
+# --- paging ------------------------------------------------------------------------------------
+
+
+def _long_archive(size: int) -> tuple[Archive, str, str]:
+    arch = Archive(MemoryStore())
+    text = "".join(f"line {i:05d}: {'x' * (i % 37)}\n" for i in range(size))
+    ref = arch.put(text)
+    return arch, ref, text
+
+
+_HEADER = re.compile(r"^\[cf:(r[0-9a-f]{10}) recalled, chars ([\d,]+)-([\d,]+) of ([\d,]+)")
+
+
+def _pages(arch: Archive, ref: str, limit: int | None) -> list[tuple[int, int, str]]:
+    """Page from offset 0 by the offsets the headers name: (start, end, body) per page."""
+    out: list[tuple[int, int, str]] = []
+    offset: int | None = None
+    while True:
+        text, is_error = answer_recall(arch, {"ref": ref, "offset": offset, "limit": limit})
+        assert not is_error, text
+        if offset is None and _HEADER.match(text) is None:  # short and whole: no header
+            assert len(text) <= 2_000
+            return [(0, len(text), text)]
+        header, body = text.split("\n", 1)
+        match = _HEADER.match(header)
+        assert match is not None, header
+        start, end = (int(g.replace(",", "")) for g in match.group(2, 3))
+        out.append((start, end, body))
+        nxt = re.search(r"with offset=(\d+)", header)
+        if nxt is None:
+            return out
+        offset = int(nxt.group(1))
+        assert offset == end
+
+
+@settings(max_examples=30, deadline=None)
+@given(size=st.integers(50, 3000), limit=st.none() | st.integers(1, 20_000))
+def test_paging_by_the_headers_returns_every_character_exactly_once(
+    size: int, limit: int | None
+) -> None:
+    arch, ref, text = _long_archive(size)
+    pages = _pages(arch, ref, limit)
+    assert "".join(body for _, _, body in pages) == text
+    assert [p[0] for p in pages] == [0, *[p[1] for p in pages[:-1]]]
+
+
+def test_a_short_answer_has_no_header() -> None:
+    arch = Archive(MemoryStore())
+    ref = arch.put("a short note")
+    assert answer_recall(arch, {"ref": ref, "offset": None, "limit": None}) == (
+        "a short note",
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("window", "complaint"),
+    [
+        ({"offset": -1}, "0 or more"),
+        ({"limit": 0}, "1 or more"),
+        ({"offset": "10"}, '"offset" must be a whole number'),
+        ({"limit": 2.5}, '"limit" must be a whole number'),
+        ({"offset": True}, '"offset" must be a whole number'),
+    ],
+)
+def test_a_bad_window_is_an_error_text(window: dict[str, object], complaint: str) -> None:
+    arch, ref, _ = _long_archive(100)
+    text, is_error = answer_recall(arch, {"ref": ref, **window})
+    assert is_error
+    assert complaint in text

@@ -218,6 +218,8 @@ class Conversation:
 
 REF_PATTERN: Final = r"r[0-9a-f]{10}"
 MARKER_RE: Final = re.compile(r"\[cf:(" + REF_PATTERN + r")(?: [^\]\n]*)?\]")
+RECALLED_RE: Final = re.compile(r"\[cf:" + REF_PATTERN + r" recalled, chars ")
+"""How a recall answer that is a page starts (see `_recall_tool`); never pruned again."""
 SUMMARY_HEADER: Final = "[cf:summary]"
 BRIDGE_NOTE: Final = "earlier turns folded"
 """The description of a bridge marker: the only marker that stands alone as a message."""

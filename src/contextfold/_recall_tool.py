@@ -11,6 +11,12 @@ Rules:
    an error text saying how to call the tool correctly, with `is_error=True`.
 3. Models paste whole markers or change case; any text containing one reference is
    accepted (`[cf:r0123456789 tool result masked]`, `R0123456789`).
+4. Paging: `offset` and `limit` (characters, both optional) pick a window of the
+   recalled text. An answer that is a window, or longer than `PAGED_OVER` characters,
+   starts with a header naming the window, the total and the offset of the next page, so
+   paging from offset 0 by the headers returns every character exactly once. The engine
+   never prunes an answer that starts with such a header (a recalled page stays whole
+   while it fits), and a pruned result's marker names the offset its cut starts at.
 """
 
 from __future__ import annotations
@@ -30,9 +36,18 @@ RECALL_TOOL_NAME: Final = "contextfold_recall"
 _DESCRIPTION: Final = (
     "Fetch the full original content that context compaction replaced with a marker "
     "such as [cf:r0123456789 tool result masked, 812 tokens] or mentioned in a "
-    "[cf:summary]. Pass the reference, the code that starts with r after 'cf:'. Use it "
-    "only when you need the exact details the marker or summary leaves out."
+    "[cf:summary]. Pass the reference, the code that starts with r after 'cf:'. Long "
+    "content comes in pages: pass offset (a character position, e.g. the one a pruned "
+    "marker names) and limit (characters) to read a window; the answer's header says how "
+    "much remains and the offset of the next page. Use it only when you need the exact "
+    "details the marker or summary leaves out."
 )
+PAGE_CHARS: Final = 8_000
+"""Characters an answer holds when the call gives no `limit`."""
+PAGED_OVER: Final = 2_000
+"""Answers longer than this carry the page header even when they are whole."""
+_MAX_LIMIT: Final = 200_000
+
 _EXAMPLE_REF: Final = "r0123456789"
 _REF_RE: Final = re.compile(r"(?<![0-9a-z])" + REF_PATTERN + r"(?![0-9a-f])")
 
@@ -44,9 +59,17 @@ def _schema() -> dict[str, object]:
             "ref": {
                 "type": "string",
                 "description": f"The archive reference from the marker, e.g. {_EXAMPLE_REF}.",
-            }
+            },
+            "offset": {
+                "type": ["integer", "null"],
+                "description": "First character to return (default 0).",
+            },
+            "limit": {
+                "type": ["integer", "null"],
+                "description": f"Characters to return (default {PAGE_CHARS}).",
+            },
         },
-        "required": ["ref"],
+        "required": ["ref", "offset", "limit"],
         "additionalProperties": False,
     }
 
@@ -85,8 +108,11 @@ def answer_recall(archive: Archive, arguments: str | Mapping[str, object]) -> tu
     if isinstance(ref_or_error, _Failure):
         return ref_or_error.text, True
     ref = ref_or_error
+    window = _window(arguments)
+    if isinstance(window, _Failure):
+        return window.text, True
     try:
-        return archive.recall_text(ref), False
+        return _page(ref, archive.recall_text(ref), *window), False
     except UnknownReference:
         return (
             f"{RECALL_TOOL_NAME}: nothing is archived under {ref}. Copy the reference exactly "
@@ -95,6 +121,33 @@ def answer_recall(archive: Archive, arguments: str | Mapping[str, object]) -> tu
         )
     except ArchiveError as exc:
         return f"{RECALL_TOOL_NAME}: the archive could not be read ({exc}).", True
+
+
+def _page(ref: str, text: str, offset: int, limit: int | None) -> str:
+    """`text` or its window, with the header rule 4 asks for."""
+    total = len(text)
+    if offset == 0 and limit is None and total <= PAGE_CHARS and total <= PAGED_OVER:
+        return text
+    start = min(offset, total)
+    end = min(total, start + (PAGE_CHARS if limit is None else limit))
+    left = total - end
+    more = f"; {left:,} more: call {RECALL_TOOL_NAME} with offset={end}" if left else ""
+    return f"[cf:{ref} recalled, chars {start:,}-{end:,} of {total:,}{more}]\n{text[start:end]}"
+
+
+def _window(arguments: object) -> tuple[int, int | None] | _Failure:
+    """(offset, limit) from the call's arguments (already known to be valid for `ref`)."""
+    if isinstance(arguments, str | bytes):
+        arguments = json.loads(arguments)
+    assert isinstance(arguments, Mapping)
+    offset, limit = arguments.get("offset"), arguments.get("limit")
+    if offset is not None and (isinstance(offset, bool) or not isinstance(offset, int)):
+        return _Failure(f'"offset" must be a whole number of characters, not {offset!r}')
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+        return _Failure(f'"limit" must be a whole number of characters, not {limit!r}')
+    if (offset or 0) < 0 or (limit is not None and limit < 1):
+        return _Failure('"offset" must be 0 or more and "limit" 1 or more')
+    return offset or 0, None if limit is None else min(limit, _MAX_LIMIT)
 
 
 class _Failure:

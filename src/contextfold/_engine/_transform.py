@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import Image, Marker, Message, Part, Text, ToolResult
+from .._archive import readable
+from .._messages import RECALLED_RE, Image, Marker, Message, Part, Text, ToolResult
 from .._tokens._protocol import TokenCounter
 
 Ref = Callable[[Part], str]
@@ -119,8 +120,8 @@ def prune_result(
     result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
 ) -> ToolResult:
     text = "".join(p.text for p in result.parts if isinstance(p, Text | Marker))
-    if len(text) <= size.over:
-        return result
+    if len(text) <= size.over or (size.over and RECALLED_RE.match(text)):
+        return result  # a recalled page is not pruned again (only trimmed to fit)
     tokens = result_tokens(result, counter)
     if tokens <= size.over:
         return result
@@ -128,13 +129,24 @@ def prune_result(
     head_chars = int(keep_chars * size.head_share)
     head, tail = _cut(text, head_chars, keep_chars - head_chars)
     cut = len(text) - len(head) - len(tail)
-    note = marker(ref(result), f"{cut:,} of {len(text):,} chars pruned from this tool result")
+    start = _recall_offset(result, head)
+    note = marker(
+        ref(result),
+        f"{cut:,} of {len(text):,} chars pruned from this tool result; "
+        f"recall with offset={start} to read them",
+    )
     images = "".join(
         "\n" + marker(ref(p), "image masked").text for p in result.parts if isinstance(p, Image)
     )
     others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return dataclasses.replace(result, parts=parts)
+
+
+def _recall_offset(result: ToolResult, head: str) -> int:
+    """Where the cut starts in the recalled text of `result` (its `[tool result ...]` line
+    comes first)."""
+    return len(readable(dataclasses.replace(result, parts=()))) + 1 + len(head)
 
 
 def _cut(text: str, head_chars: int, tail_chars: int) -> tuple[str, str]:

@@ -1,0 +1,114 @@
+"""Paged recall in the loop (issue 11): the newest big result keeps the room, its marker
+says where the cut starts, paging through it returns every character exactly once, and a
+recalled page is not pruned again by the next view."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+import contextfold as cf
+
+pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
+
+MODEL = "gpt-4o"
+BUDGET = 8_000
+_OFFSET = re.compile(r"recall with offset=(\d+)")
+_NEXT = re.compile(r"with offset=(\d+)\]")
+
+
+def big_file(lines: int) -> str:
+    return "".join(
+        f"{i:05d}  def handler_{i:05d}(request): return route(request, {i})\n" for i in range(lines)
+    )
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ],
+    }
+
+
+def result(call_id: str, text: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def _start() -> cf.ContextManager:
+    manager = cf.ContextManager(budget=BUDGET, model=MODEL)
+    manager.add({"role": "system", "content": "You are a coding agent."})
+    manager.add({"role": "user", "content": "Read the router and find the broken handler."})
+    return manager
+
+
+def _tool_text(view: list[dict[str, Any]], call_id: str) -> str:
+    return next(m["content"] for m in view if m.get("tool_call_id") == call_id)
+
+
+def test_the_newest_big_result_keeps_the_room_and_pages_back_exactly_once() -> None:
+    manager = _start()
+    text = big_file(2_500)  # ~100k chars, several times the budget
+    manager.add(call("c1", "read_file", {"path": "router.py"}))
+    manager.add(result("c1", text))
+    view = manager.view()
+    assert isinstance(view, list)
+    assert cf.count_tokens(view, MODEL) <= BUDGET
+    floor = cf.count_tokens(
+        [m for m in view if m.get("tool_call_id") != "c1"], MODEL
+    )  # everything but the newest result
+    kept = _tool_text(view, "c1")
+    kept_tokens = cf.count_tokens([{"role": "user", "content": kept}], MODEL)
+    assert kept_tokens >= 0.8 * (BUDGET - floor) - 50, (kept_tokens, BUDGET - floor)
+    marker = re.search(r"\[cf:(r[0-9a-f]{10}) ([\d,]+) of ([\d,]+) chars pruned[^\]]*\]", kept)
+    assert marker is not None, kept[:200]
+    ref = marker.group(1)
+    start = int(_OFFSET.search(marker.group(0)).group(1))  # type: ignore[union-attr]
+    whole = manager.archive.recall_text(ref)
+    head = kept[: marker.start()]
+    assert whole[start - len(head) : start] == head  # the cut starts right after the head
+    # page from the marker's offset to the end, as a model would, by the headers
+    pages, offset = [], start
+    while True:
+        answer, is_error = cf.answer_recall(
+            manager.archive, {"ref": ref, "offset": offset, "limit": 6_000}
+        )
+        assert not is_error
+        header, body = answer.split("\n", 1)
+        pages.append(body)
+        more = _NEXT.search(header)
+        if more is None:
+            break
+        offset = int(more.group(1))
+    assert whole[:start] + "".join(pages) == whole
+    assert text in whole
+
+
+def test_a_recalled_page_is_not_pruned_again_by_the_next_view() -> None:
+    manager = _start()
+    manager.add(call("c1", "read_file", {"path": "router.py"}))
+    manager.add(result("c1", big_file(2_500)))
+    view = manager.view()
+    assert isinstance(view, list)
+    ref = re.search(r"\[cf:(r[0-9a-f]{10}) [\d,]+ of", _tool_text(view, "c1")).group(1)  # type: ignore[union-attr]
+    answer, _ = cf.answer_recall(manager.archive, {"ref": ref, "offset": 20_000, "limit": 6_000})
+    manager.add(call("c2", cf.RECALL_TOOL_NAME, {"ref": ref, "offset": 20_000, "limit": 6_000}))
+    manager.add(result("c2", answer))
+    for turn in range(6):  # the loop goes on; the page is older now
+        manager.add({"role": "assistant", "content": f"Looking at the page, step {turn}."})
+        manager.add({"role": "user", "content": "Go on."})
+        view = manager.view()
+        assert isinstance(view, list)
+        assert cf.count_tokens(view, MODEL) <= BUDGET
+        page = next((m["content"] for m in view if m.get("tool_call_id") == "c2"), None)
+        if page is not None:  # kept: then whole, never pruned under a new reference
+            assert page == answer
