@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -51,8 +51,17 @@ def _start() -> cf.ContextManager:
     return manager
 
 
+def _view(manager: cf.ContextManager) -> list[dict[str, Any]]:
+    view = manager.view()
+    assert isinstance(view, list)
+    assert all(isinstance(m, dict) for m in view)
+    return cast("list[dict[str, Any]]", view)
+
+
 def _tool_text(view: list[dict[str, Any]], call_id: str) -> str:
-    return next(m["content"] for m in view if m.get("tool_call_id") == call_id)
+    text = next(m["content"] for m in view if m.get("tool_call_id") == call_id)
+    assert isinstance(text, str)
+    return text
 
 
 def test_the_newest_big_result_keeps_the_room_and_pages_back_exactly_once() -> None:
@@ -60,8 +69,7 @@ def test_the_newest_big_result_keeps_the_room_and_pages_back_exactly_once() -> N
     text = big_file(2_500)  # ~100k chars, several times the budget
     manager.add(call("c1", "read_file", {"path": "router.py"}))
     manager.add(result("c1", text))
-    view = manager.view()
-    assert isinstance(view, list)
+    view = _view(manager)
     assert cf.count_tokens(view, MODEL) <= BUDGET
     floor = cf.count_tokens(
         [m for m in view if m.get("tool_call_id") != "c1"], MODEL
@@ -97,8 +105,7 @@ def test_a_recalled_page_is_not_pruned_again_by_the_next_view() -> None:
     manager = _start()
     manager.add(call("c1", "read_file", {"path": "router.py"}))
     manager.add(result("c1", big_file(2_500)))
-    view = manager.view()
-    assert isinstance(view, list)
+    view = _view(manager)
     ref = re.search(r"\[cf:(r[0-9a-f]{10}) [\d,]+ of", _tool_text(view, "c1")).group(1)  # type: ignore[union-attr]
     answer, _ = cf.answer_recall(manager.archive, {"ref": ref, "offset": 20_000, "limit": 6_000})
     manager.add(call("c2", cf.RECALL_TOOL_NAME, {"ref": ref, "offset": 20_000, "limit": 6_000}))
@@ -106,8 +113,7 @@ def test_a_recalled_page_is_not_pruned_again_by_the_next_view() -> None:
     for turn in range(6):  # the loop goes on; the page is older now
         manager.add({"role": "assistant", "content": f"Looking at the page, step {turn}."})
         manager.add({"role": "user", "content": "Go on."})
-        view = manager.view()
-        assert isinstance(view, list)
+        view = _view(manager)
         assert cf.count_tokens(view, MODEL) <= BUDGET
         page = next((m["content"] for m in view if m.get("tool_call_id") == "c2"), None)
         if page is not None:  # kept: then whole, never pruned under a new reference
