@@ -139,7 +139,8 @@ def test_observe_usage_calibrates_the_estimate() -> None:
     manager.view()
     before = manager.tokens()
     manager.observe_usage(int(before * 1.2))
-    assert manager.tokens() == pytest.approx(before * 1.2, rel=0.01)
+    # one observation: the ratio is learned and a 5% margin rides on top until there are more
+    assert before * 1.19 <= manager.tokens() <= before * 1.2 * 1.06
     with pytest.raises(cf.ConfigurationError):
         ContextManager(10).observe_usage(5)
 

@@ -159,7 +159,7 @@ class ContextManager:
 
     def tokens(self) -> int:
         """Tokens the current view costs (calibrated)."""
-        return math.ceil((self._overhead_raw + self._raw_total) * self.counter.ratio)
+        return self.counter.estimate(self._overhead_raw + self._raw_total)
 
     def messages(self) -> list[Message]:
         """The current view in neutral form."""
@@ -230,8 +230,8 @@ class ContextManager:
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._droppable),
         )
-        ratio = self.counter.ratio
-        counts = [math.ceil(e.raw * ratio) for e in self._entries]  # as the counter would say
+        scale = self.counter.scale
+        counts = [math.ceil(e.raw * scale) for e in self._entries]  # as the counter would say
         return compact_flow(self.messages(), settings, marks, self.archive, counts)
 
     def _accept(self, outcome: Outcome, trigger: Trigger) -> Report:

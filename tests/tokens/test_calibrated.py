@@ -1,4 +1,5 @@
-"""The calibrated wrapper: median of recent ratios, robust to one wild observation."""
+"""The calibrated wrapper: an affine fit (ratio and offset), robust to one wild observation,
+with a margin until it has enough points."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ def test_starts_neutral_and_learns_the_ratio() -> None:
         counter.observe(1000, 1200)
     assert counter.ratio == pytest.approx(1.2)
     assert counter.count(MESSAGE) >= base * 1.2
-    assert counter.name == "calibrated(heuristic)"
+    assert counter.name == "calibrated(heuristic: 1.200x+0 +5% margin from 3 requests)"
     assert counter.observations == 3
+    counter.observe(1000, 1200)
+    assert counter.name == "calibrated(heuristic: 1.200x+0 from 4 requests)"  # no margin
     counter.reset()
     assert counter.ratio == 1.0
 
@@ -82,3 +85,31 @@ def test_totals_stay_additive(observations: list[tuple[int, int]]) -> None:
         counter.count(MESSAGE)
     )
     assert counter.fixed_overhead(conv) >= 1
+
+
+@given(
+    ratio=st.floats(0.8, 1.5),
+    hidden=st.integers(0, 2_000),
+    sizes=st.lists(st.integers(200, 60_000), min_size=4, max_size=30, unique=True),
+)
+def test_a_hidden_prompt_and_a_ratio_are_learned_apart(
+    ratio: float, hidden: int, sizes: list[int]
+) -> None:
+    """A provider adding `hidden` tokens to every request and counting `ratio` x ours: the
+    fit predicts every request it saw within a token or two per thousand."""
+    counter = cf.CalibratedCounter(cf.HeuristicCounter())
+    for size in sizes:
+        counter.observe(size, round(ratio * size) + hidden)
+    for size in sizes:
+        assert abs(counter.estimate(size) - (ratio * size + hidden)) <= 2 + size / 1000
+
+
+def test_a_fixed_offset_is_not_taken_for_a_ratio() -> None:
+    """Tiny prompts first (as an agent loop starts): a 346-token hidden prompt does not
+    become a 4x ratio that later over- or under-counts a big prompt."""
+    counter = cf.CalibratedCounter(cf.HeuristicCounter())
+    for size in (120, 300, 900, 2_400, 5_000, 7_000):
+        counter.observe(size, size + 346)
+    assert counter.ratio == pytest.approx(1.0, abs=0.01)
+    assert counter.offset == pytest.approx(346, abs=3)
+    assert counter.estimate(8_000) == pytest.approx(8_346, abs=10)
