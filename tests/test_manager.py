@@ -88,14 +88,15 @@ def test_pinned_exchange_survives_every_compaction() -> None:
     messages = _agent_messages(30)
     manager.extend(messages[:4])
     manager.pin_last()  # the tool result of call c0: pins its whole exchange
+    compactions = 0
     for message in messages[4:]:
         manager.add(message)
-        manager.view()
-    view = manager.view()
-    assert messages[2] in view
-    assert messages[3] in view
-    assert manager.last_report is not None
-    assert manager.last_report.compacted
+        view = manager.view()
+        assert messages[2] in view
+        assert messages[3] in view
+        report = manager.last_report
+        compactions += report is not None and report.compacted
+    assert compactions >= 3
 
 
 def test_snapshot_restore_continues_identically() -> None:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from statistics import median
 
 from ._adapters import check_format, parse, render
 from ._adapters._sdk import to_plain
@@ -46,6 +48,26 @@ from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
 
 _WINDOW = 16
+_TURN_WINDOW = 16
+_MIN_TURNS = 3
+_AHEAD = 3
+"""Turns a forced compaction leaves room for under the high-water mark (Policy rule 6)."""
+_MIN_LOW = 0.25
+_NEWEST = 1.2
+"""A compaction keeps the newest turn: the adapted mark leaves it this much room."""
+
+
+def _adapted(low: int, high: int, budget: int, turn: int) -> int:
+    """The low-water mark that leaves room for the next few turns of size `turn` under
+    `high` (Policy rule 6): at most `low`, never below MIN_LOW of the budget nor below what
+    the newest turn itself needs; `low` unchanged when not even one more turn would fit."""
+    floor = max(int(_MIN_LOW * budget), int(_NEWEST * turn))
+    ahead = min(_AHEAD, (high - floor) // turn) if turn > 0 else 0
+    return low if ahead < 1 else min(low, high - ahead * turn)
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 _SKIP = object()
 
 
@@ -99,6 +121,9 @@ class ContextManager:
         self._observed: list[tuple[int, int]] = []
         self._sent = 0
         self._trigger = TriggerState()
+        self._turns: deque[int] = deque(maxlen=_TURN_WINDOW)
+        """Tokens each recent turn added (what the view grew by between two views)."""
+        self._raw_seen = 0
         self._wires: list[object] | None = None
         """The rendered view, kept in step with the entries between compactions."""
         self._overhead_raw = fixed_overhead(Conversation((), tools=self.tools), self.counter.inner)
@@ -167,13 +192,21 @@ class ContextManager:
 
     def view(self) -> list[object]:
         """The wire messages to send now, compacted first if the view is past a mark."""
+        self._note_turn()
         trigger, flow = self._flow()
         if flow is not None:
             self._accept(self._run(flow), trigger)
         return self._render()
 
+    def _note_turn(self) -> None:
+        """Remember what the view grew by since it was last sent (Policy rule 6)."""
+        grown = self._raw_total - self._raw_seen
+        if grown > 0:
+            self._turns.append(self.counter.estimate(grown) - self.counter.estimate(0))
+
     async def aview(self) -> list[object]:
         """Awaitable `view`: summaries come from `asummarize` when available."""
+        self._note_turn()
         trigger, flow = self._flow()
         if flow is not None:
             self._accept(await self._arun(flow), trigger)
@@ -194,9 +227,13 @@ class ContextManager:
     def _marks(self) -> WaterMarks:
         policy, budget = self.policy, self.budget
         prune = isinstance(policy.steps.get("prune"), Prune)
+        high = int(policy.high * budget)
+        low = int(policy.low * budget)
+        if policy.adapt and len(self._turns) >= _MIN_TURNS:  # rule 6 of Policy
+            low = _adapted(low, high, budget, int(median(self._turns)))
         return WaterMarks(
-            high=int(policy.high * budget),
-            low=int(policy.low * budget),
+            high=high,
+            low=low,
             budget=budget,
             prune_at=int(policy.prune_at * budget) if prune else None,
             slack=max(1, budget // 20),
@@ -255,6 +292,7 @@ class ContextManager:
         if self._wires is None:
             self._wires = [w for w in map(self._wire, self._entries) if w is not _SKIP]
         self._sent = self._overhead_raw + self._raw_total
+        self._raw_seen = self._raw_total
         return list(self._wires)
 
     def _wire(self, entry: _Entry) -> object:
@@ -303,7 +341,11 @@ class ContextManager:
             observed=self._observed,
             archive=self.archive,
             policy=self.policy,
-            trigger=dataclasses.asdict(self._trigger),
+            trigger={
+                **dataclasses.asdict(self._trigger),
+                "turns": list(self._turns),
+                "unseen": self._raw_total - self._raw_seen,
+            },
         )
 
     @classmethod
@@ -344,11 +386,17 @@ class ContextManager:
         for estimated, actual in state.observed:
             manager.counter.observe(estimated, actual)
         manager._observed = list(state.observed)
-        plain = all(v is None or isinstance(v, int | float) for v in state.trigger.values())
+        trigger = dict(state.trigger)
+        turns, unseen = trigger.pop("turns", []), trigger.pop("unseen", 0)
+        plain = all(v is None or isinstance(v, int | float) for v in trigger.values())
+        if not isinstance(turns, list) or not all(_count(t) for t in turns) or not _count(unseen):
+            plain = False
         try:
-            manager._trigger = TriggerState(**state.trigger)  # type: ignore[arg-type]
+            manager._trigger = TriggerState(**trigger)  # type: ignore[arg-type]
         except TypeError:
             plain = False
         if not plain:
             raise InvalidConversation("not a trigger state", field="trigger")
+        manager._turns.extend(turns)  # type: ignore[arg-type]
+        manager._raw_seen = manager._raw_total - unseen  # type: ignore[operator]
         return manager

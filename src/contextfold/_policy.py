@@ -12,6 +12,10 @@ Rules:
    as do the system prompt, pins and the latest user turn.
 5. `deadline` bounds the seconds one compaction waits for its summaries; after it the
    embedded ledger writes them (the drivers keep the clock, the planner never reads one).
+6. `adapt` (agent loop): the low-water mark adapts to the typical turn, so a forced
+   compaction leaves room for up to three more turns under `high`: low' = min(low, high -
+   k x median turn), never below a quarter of the budget nor 1.2 turns; with no room for
+   even one more turn (k < 1) the mark stays `low`.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class Policy:
     """Repair dangling tool calls and stray results instead of rejecting the input."""
     deadline: float = 20.0
     """Seconds one compaction may wait for its summaries before the ledger writes them."""
+    adapt: bool = True
+    """Agent loop: compact below `low` when turns are big, so the next few turns fit."""
 
     def __post_init__(self) -> None:
         for name in ("high", "low", "prune_at", "tail_share", "keep_last", "deadline"):
@@ -57,6 +63,8 @@ class Policy:
             raise ConfigurationError(f"deadline must be positive (seconds), got {self.deadline}")
         if not 0.0 <= self.tail_share <= 1.0:
             raise ConfigurationError(f"tail_share must be in [0, 1], got {self.tail_share}")
+        if not isinstance(self.adapt, bool):
+            raise ConfigurationError(f"adapt must be True or False, got {self.adapt!r}")
         if not isinstance(self.steps, Chain):
             raise ConfigurationError("steps must come from contextfold.chain(...)")
 

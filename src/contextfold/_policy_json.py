@@ -43,6 +43,7 @@ _FIELDS: Final = (
     "protect_latest_user",
     "repair",
     "deadline",
+    "adapt",
 )
 
 
@@ -93,6 +94,7 @@ def load_policy(data: object) -> Policy:
     if not isinstance(steps, list) or not steps:
         raise InvalidConversation("expected a list of steps", field="policy.steps")
     values = {name: obj.get(name) for name in _FIELDS}
+    values["adapt"] = obj.get("adapt", True)  # snapshots made before the field existed
     try:
         built = chain(*(_load_step(s, f"policy.steps[{i}]") for i, s in enumerate(steps)))
         return Policy(steps=built, **values)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -25,7 +26,16 @@ from typing import Final
 from ._adapters import check_format, render
 from ._archive import Archive
 from ._errors import ArchiveError, ConfigurationError, InvalidConversation
-from ._messages import Conversation, Message, ToolSpec, message_text, refs_in
+from ._messages import (
+    CARD_HEADER,
+    REF_PATTERN,
+    SUMMARY_HEADER,
+    Conversation,
+    Message,
+    ToolSpec,
+    message_text,
+    refs_in,
+)
 from ._policy import Policy
 from ._policy_json import dump_policy, load_policy
 from ._serialize import dump_conversation, dump_message, load_conversation, load_message
@@ -183,10 +193,17 @@ def _check_view(messages: Sequence[Message], fmt: str) -> None:
             raise InvalidConversation(exc.reason, index=i, field="view", format=fmt) from None
 
 
+_ANY_REF = re.compile(r"(?<![0-9a-z])(" + REF_PATTERN + r")(?![0-9a-f])")
+
+
 def _check_refs(messages: Sequence[Message], archive: Archive) -> None:
-    """The archive holds every reference the view's markers show."""
+    """The archive holds every reference the view's markers, card and summary show."""
     for message in messages:
-        for ref in refs_in(message_text(message)):
+        text = message_text(message)
+        shown = refs_in(text)
+        if text.startswith((SUMMARY_HEADER, CARD_HEADER)):
+            shown += _ANY_REF.findall(text)
+        for ref in shown:
             if ref not in archive:
                 raise ArchiveError(
                     f"the archive does not hold {ref}, which the view shows; restore with "
