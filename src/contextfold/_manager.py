@@ -68,6 +68,8 @@ def _adapted(low: int, high: int, budget: int, turn: int) -> int:
 
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 _SKIP = object()
 
 
