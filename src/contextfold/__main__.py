@@ -15,6 +15,9 @@ def main() -> None:
             "    pip install 'contextfold[cli]'\n"
         )
         raise SystemExit(2) from None
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a message never crashes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     app()
 
 

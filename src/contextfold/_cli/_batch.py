@@ -42,6 +42,7 @@ from ._io import (
     load_json,
     reporting,
     to_json,
+    unexpected,
 )
 from ._options import (
     BaseUrlOption,
@@ -164,10 +165,8 @@ def process(task: tuple[int, bytes, Settings]) -> Outcome:
         value = load_json(raw)
         record = _as_record(value)
         return _compact_line(number, value, record, settings)
-    except (cf.ContextFoldError, ValueError, RecursionError, OSError) as exc:
-        message = explain(exc)
-        if message is None:
-            raise
+    except Exception as exc:
+        message = explain(exc) or unexpected(exc)
         error: dict[str, object] = {"line": number, "error": message}
         if record is not None:
             error["id"] = record["id"]
@@ -354,9 +353,26 @@ def _reader(path: str) -> Iterator[Iterator[tuple[int, bytes]]]:
 
 @contextmanager
 def _writer(path: str) -> Iterator[TextIO]:
+    """Where results go: standard output (every write checked), or a temporary file next
+    to OUT that replaces it only when the whole batch was written (never a half file)."""
     if path == STDIO:
-        yield sys.stdout
-        sys.stdout.flush()
+        try:
+            yield sys.stdout
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            fail(f"standard output: the results could not be written ({exc.strerror or exc})")
         return
-    with Path(path).open("w", encoding="utf-8") as fh:
-        yield fh
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        fail(f"{path}: the results could not be written ({exc.strerror or exc})")
+    finally:
+        tmp.unlink(missing_ok=True)

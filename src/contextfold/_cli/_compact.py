@@ -11,6 +11,9 @@ Rules:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -92,8 +95,7 @@ def compact(
         rules = policy(high, low, deadline)
         chosen = choice.build()
         payload = load_json(read_bytes(file))
-        store = cf.Archive(cf.SqliteStore(archive)) if archive else cf.Archive()
-        with store:
+        with _archive_at(archive) as store:
             result = cf.compact(
                 payload,
                 tokens,
@@ -113,6 +115,25 @@ def compact(
     _tell(name, result, archive, choice.spec)
     if strict and not result.report.fits:
         raise typer.Exit(EXIT_NOT_FIT)
+
+
+@contextmanager
+def _archive_at(path: str | None) -> Iterator[cf.Archive]:
+    """The archive for `--archive` (in memory without it). A database this run creates is
+    removed again when the run fails: a failed command leaves nothing behind."""
+    if path is None:
+        yield cf.Archive()
+        return
+    created = not Path(path).exists()
+    store = cf.Archive(cf.SqliteStore(path))
+    try:
+        with store:
+            yield store
+    except BaseException:
+        if created:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(path + suffix).unlink(missing_ok=True)
+        raise
 
 
 def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | None) -> None:

@@ -11,6 +11,7 @@ Rules:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -93,8 +94,14 @@ def reporting(name: str) -> Iterator[None]:
     except (ContextFoldError, ValueError, RecursionError, OSError) as exc:
         message = explain(exc, name)
         if message is None:
-            raise
+            fail(unexpected(exc, name))
         fail(message)
+
+
+def unexpected(exc: BaseException, name: str | None = None) -> str:
+    """One line for a failure nobody planned for (never a traceback on the terminal)."""
+    where = f"{name}: " if name else ""
+    return f"{where}unexpected {type(exc).__name__}: {one_line(str(exc))} (please report this)"
 
 
 def read_bytes(path: str) -> bytes:
@@ -111,7 +118,19 @@ def load_json(data: bytes) -> object:
     text = data.decode("utf-8-sig")
     if not text.strip():
         raise InvalidConversation("empty input; expected a JSON payload (messages or a body)")
-    return json.loads(text)
+    try:
+        return json.loads(text, parse_constant=_not_json)
+    except (json.JSONDecodeError, InvalidConversation):
+        raise
+    except ValueError as exc:  # e.g. an integer literal past Python's 4,300-digit limit
+        raise InvalidConversation(f"the JSON cannot be read: {one_line(str(exc))}") from None
+
+
+def _not_json(constant: str) -> object:
+    raise InvalidConversation(
+        f"{constant} is not valid JSON (strict JSON has no NaN or Infinity); "
+        "write it as null or a string"
+    )
 
 
 def to_json(value: object, *, indent: int | None = None) -> str:
@@ -125,14 +144,43 @@ def to_json(value: object, *, indent: int | None = None) -> str:
 
 
 def write_text(path: str, text: str) -> None:
-    """Write `text` to a file, or to standard output for `-`."""
+    """Write `text` to a file (atomically: a temporary file renamed over it, so a failed
+    write leaves no half file), or to standard output for `-` (a checked write: a failure,
+    such as a full disk or a file-size limit, is an error, never a silent truncation)."""
     if path != STDIO:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomically(Path(path), text.encode("utf-8"))
         return
     try:
-        sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.buffer.flush()
+        sys.stdout.flush()
+        _write_all(sys.stdout.fileno(), text.encode("utf-8"))
     except BrokenPipeError:
         # The reader went away (`| head`): nothing to report, and nothing left to flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(0) from None
+    except OSError as exc:
+        fail(f"standard output: the output could not be written ({exc.strerror or exc})")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Every byte of `data` to `fd`, or OSError: a short write (a file-size limit, a full
+    disk) is an error here, where a buffered stream could drop it silently."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[: 1 << 20])
+        if written <= 0:
+            raise OSError(errno.EFBIG, "the write stopped short (file size limit or full disk)")
+        view = view[written:]
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """`data` at `path`, all or nothing."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        fail(f"{path}: the output could not be written ({exc.strerror or exc})")
