@@ -170,6 +170,42 @@ def test_injected_corpus_leaves_the_card_as_the_users_statements_make_it(fmt: st
     assert summarized > 100
 
 
+_USER_SECTIONS = ("## Goals and requests", "## Values the user gave")
+
+
+def _user_sections(summary: str) -> list[str]:
+    """Lines of a ledger under the sections about what the user said."""
+    out, inside = [], False
+    for line in summary.splitlines():
+        if line.startswith("## "):
+            inside = line.startswith(_USER_SECTIONS)
+        elif inside:
+            out.append(line)
+    return out
+
+
+@pytest.mark.corpus
+def test_injected_tool_text_stays_labelled_as_tool_data_in_the_summary() -> None:
+    """Issue 12, 13c: what a summary quotes from injected tool text sits only under
+    sections about tool data and the agent, never under the user's sections."""
+    summaries = user_lines = 0
+    for seed, (record_id, messages) in enumerate(corpus_sample()):
+        dirty = in_format(inject(messages, seed), "openai-chat")
+        budget = max(1500, cf.count_tokens(dirty, "gpt-4o") // 4)
+        payload = cf.compact(dirty, budget, "gpt-4o").payload
+        assert isinstance(payload, dict)
+        for message in payload["messages"]:
+            text = message.get("content")
+            if not isinstance(text, str) or artifact_kind(text) != "summary":
+                continue
+            summaries += 1
+            for line in _user_sections(text):
+                user_lines += 1
+                assert TAG not in line, (record_id, line)
+    assert summaries >= 10
+    assert user_lines >= 10  # the user's sections were there to be checked
+
+
 def _extended(payload: object, more: list[object]) -> object:
     if isinstance(payload, list):
         return [*payload, *more]
