@@ -194,3 +194,16 @@ def test_bad_message_is_rejected_with_its_field() -> None:
         ContextManager(0)
     with pytest.raises(cf.ConfigurationError):
         ContextManager(1000, high=2.0)
+
+
+@pytest.mark.parametrize("fmt", cf.FORMATS)
+def test_tools_may_be_given_as_the_sdk_takes_them(fmt: str) -> None:
+    """Tool definitions in the wire shape a `create()` call takes count like ToolSpecs."""
+    wire = cf.recall_tool(fmt)
+    as_dicts = ContextManager(8000, "gpt-4o", format=fmt, tools=[wire])
+    spec = as_dicts.tools[0]
+    assert spec.name == cf.RECALL_TOOL_NAME
+    as_specs = ContextManager(8000, "gpt-4o", format=fmt, tools=[spec])
+    assert as_dicts.tokens() == as_specs.tokens() > 0
+    as_dicts.add({"role": "user", "content": "hi"})
+    assert as_dicts.view()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import median
 
@@ -66,6 +66,19 @@ def _adapted(low: int, high: int, budget: int, turn: int) -> int:
     return low if ahead < 1 else min(low, high - ahead * turn)
 
 
+def _tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
+    """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
+    an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
+    given = list(tools)
+    wire = [t for t in given if not isinstance(t, ToolSpec)]
+    if not wire:
+        return tuple(t for t in given if isinstance(t, ToolSpec))
+    key = "input" if format == "openai-responses" else "messages"
+    _, parsed = parse({key: [], "tools": [to_plain(t) for t in wire]}, format)
+    specs = iter(parsed.tools)
+    return tuple(t if isinstance(t, ToolSpec) else next(specs) for t in given)
+
+
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -95,7 +108,7 @@ class ContextManager:
         *,
         format: str = "openai-chat",
         system: str | None = None,
-        tools: Iterable[ToolSpec] = (),
+        tools: Iterable[ToolSpec | Mapping[str, object]] = (),
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
         archive: Archive | None = None,
@@ -113,7 +126,7 @@ class ContextManager:
         self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
         self.summarizer: Summarizer = summarizer or default_summarizer(self.counter)
         self.archive = archive if archive is not None else Archive()
-        self.tools = tuple(tools)
+        self.tools = _tool_specs(tools, format)
         self.last_report: Report | None = None
         self._entries: list[_Entry] = []
         self._raw_total = 0
