@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
 from .._policy import Policy
-from .._statements._card import CardState, parse_card, render_card
+from .._statements._card import CardState, dense_text, parse_card, render_card
 from .._strategies._steps import Summarize
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
@@ -146,7 +146,7 @@ def fill(
         chunk=chunk,
         counter=counter,
         archive=archive,
-        carried=_carried(card),
+        carried=_carried(card, state),
         stale=stale,
     )
     if dense and card is not None and not has_body(summary):
@@ -158,9 +158,13 @@ def _cost(part: Card | Summary, counter: TokenCounter) -> int:
     return counter.count(Message("user", (part,)))
 
 
-def _carried(card: str | None) -> tuple[str, ...]:
-    """The statements `card` shows verbatim (the summary need not repeat them)."""
-    return () if card is None else tuple(s.text for s in parse_card(card)[0].statements)
+def _carried(card: str | None, state: CardState) -> tuple[str, ...]:
+    """The statements `card` shows, in full (the summary need not repeat them, nor the
+    values they name as replaced)."""
+    if card is None:
+        return ()
+    shown = {s.text for s in parse_card(card)[0].statements}
+    return tuple(s.text for s in state.statements if s.text in shown or dense_text(s.text) in shown)
 
 
 def _fits_all(state: CardState, room: int, counter: TokenCounter) -> bool:
