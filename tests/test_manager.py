@@ -207,3 +207,36 @@ def test_tools_may_be_given_as_the_sdk_takes_them(fmt: str) -> None:
     assert as_dicts.tokens() == as_specs.tokens() > 0
     as_dicts.add({"role": "user", "content": "hi"})
     assert as_dicts.view()
+
+
+def test_sdk_response_objects_are_appended_as_requests_carry_them() -> None:
+    """`manager.add(response)` with the SDK's own response objects keeps only what a
+    request may carry (no id, model, usage, stop_reason; no null fields)."""
+    anthropic_types = pytest.importorskip("anthropic.types")
+    openai_types = pytest.importorskip("openai.types.chat")
+    reply = anthropic_types.Message.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-6",
+            "content": [{"type": "text", "text": "Done."}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 2},
+        }
+    )
+    claude = ContextManager(8000, format="anthropic")
+    claude.add({"role": "user", "content": "Go."})
+    claude.add(reply)
+    assert claude.view()[-1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "Done."}],
+    }
+    message = openai_types.ChatCompletionMessage.model_validate(
+        {"role": "assistant", "content": "Done.", "refusal": None, "annotations": []}
+    )
+    gpt = ContextManager(8000, "gpt-4o")
+    gpt.add({"role": "user", "content": "Go."})
+    gpt.add(message)
+    assert gpt.view()[-1] == {"role": "assistant", "content": "Done."}

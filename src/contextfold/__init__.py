@@ -20,6 +20,7 @@ from ._errors import (
     InvalidConversation,
     SummarizerError,
     TokenizerError,
+    UnknownModelWarning,
     UnknownReference,
 )
 
@@ -202,6 +203,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "ToolSpec",
+    "UnknownModelWarning",
     "UnknownReference",
     "__version__",
     "acompact",
@@ -336,6 +338,7 @@ for _name in (
     "InvalidConversation",
     "SummarizerError",
     "TokenizerError",
+    "UnknownModelWarning",
     "UnknownReference",
 ):
     _claim(globals()[_name])

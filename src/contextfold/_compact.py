@@ -93,7 +93,10 @@ def _job(
     target = budget if total <= budget else int(resolved.low * budget)
     offset = len(conversation.messages) - item_count(payload)
     settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
-    marks = Marks(_shift(pins, offset, "pins"), _shift(droppable, offset, "droppable"))
+    items = len(conversation.messages) - offset
+    marks = Marks(
+        _shift(pins, offset, "pins", items), _shift(droppable, offset, "droppable", items)
+    )
     # `is None`, not `or`: an empty Archive is falsy (it has a length) but is the caller's.
     store = Archive() if archive is None else archive
     return _Job(
@@ -111,11 +114,16 @@ def _deadline(job: _Job) -> float:
     return job.settings.policy.deadline
 
 
-def _shift(indices: Iterable[int], offset: int, name: str) -> frozenset[int]:
+def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozenset[int]:
     out = set()
     for index in indices:
         if isinstance(index, bool) or not isinstance(index, int):
             raise ConfigurationError(f"{name} must be message indices, got {index!r}")
+        if not 0 <= index < items:
+            raise ConfigurationError(
+                f"{name}: {index} is not a message index; the payload has {items:,} "
+                f"messages, 0 to {items - 1:,}"
+            )
         out.add(index + offset)
     return frozenset(out)
 

@@ -11,6 +11,9 @@ ContextFoldError
  └── SummarizerError                    a summarizer backend failed (after its retries)
 
 Messages say what is wrong and, where possible, how to fix it.
+
+UnknownModelWarning (UserWarning) is the one warning: a model name that looks like a typo
+of a known one ("gtp-4o") is counted with the estimate, and said so once.
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ __all__ = [
     "InvalidConversation",
     "SummarizerError",
     "TokenizerError",
+    "UnknownModelWarning",
     "UnknownReference",
 ]
+
+
+class UnknownModelWarning(UserWarning):
+    """A model name contextfold does not know but that looks like one it does."""
 
 
 class ContextFoldError(Exception):

@@ -66,6 +66,26 @@ def _adapted(low: int, high: int, budget: int, turn: int) -> int:
     return low if ahead < 1 else min(low, high - ahead * turn)
 
 
+_ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
+_CHAT_RESPONSE = frozenset({"annotations"})
+
+
+def _request_shaped(message: object, format: str) -> object:
+    """A message as a request may carry it: a response object appended as it came back
+    (the SDK's `Message`, `ChatCompletionMessage`) loses the fields only responses have."""
+    if not isinstance(message, dict):
+        return message
+    if format == "anthropic" and message.get("type") == "message":
+        return {k: v for k, v in message.items() if k not in _ANTHROPIC_RESPONSE}
+    if format == "openai-chat" and message.get("role") == "assistant":
+        return {
+            k: v
+            for k, v in message.items()
+            if k not in _CHAT_RESPONSE and (v is not None or k == "content")
+        }
+    return message
+
+
 def _tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
     """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
     an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
@@ -161,7 +181,7 @@ class ContextManager:
             self.add(message)
 
     def _parse(self, wire: object) -> list[Message]:
-        _, conversation = parse([wire], self.format)
+        _, conversation = parse([_request_shaped(to_plain(wire), self.format)], self.format)
         return list(conversation.messages)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:

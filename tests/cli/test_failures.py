@@ -128,3 +128,31 @@ def test_a_batch_under_a_file_size_limit_leaves_no_half_file(tmp_path: Path) -> 
     assert "Traceback" not in done.stderr.decode()
     assert not out.exists()
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--high", "0.9"], "--high has no effect on compact"),
+        (["--pin", "999"], "999 is not a message index"),
+        (["--pin", "-1"], "-1 is not a message index"),
+    ],
+)
+def test_flags_that_cannot_act_say_so(tmp_path: Path, extra: list[str], says: str) -> None:
+    path = tmp_path / "in.json"
+    path.write_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]')
+    ran = run("compact", path, "-b", "100", *extra)
+    _one_error(ran)
+    assert says in ran.stderr
+
+
+def test_a_misspelled_model_warns_once_and_names_the_nearest(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    path.write_text('[{"role": "user", "content": "hi"}]')
+    ran = run("compact", path, "-b", "100", "-m", "gtp-4o")
+    assert ran.code == 0
+    warnings = [line for line in ran.lines if line.startswith("contextfold: warning:")]
+    assert len(warnings) == 1
+    assert "did you mean 'gpt-4o'" in warnings[0]
+    quiet = run("compact", path, "-b", "100", "-m", "qwen3-32b")  # a local model: no warning
+    assert not [line for line in quiet.lines if "warning" in line]

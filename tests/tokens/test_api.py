@@ -141,3 +141,12 @@ def test_count_tokens_offline_with_an_empty_tiktoken_cache(tmp_path: Path) -> No
         pytest.skip("the OpenAI chat adapter is not merged yet")
     encoding = cf.TiktokenCounter("o200k_base").encoding
     assert int(done.stdout) == expected_chat_tokens(SMALL, encoding)
+
+
+def test_a_typo_of_a_known_model_warns_with_the_nearest() -> None:
+    cf.counter_for.cache_clear()
+    with pytest.warns(cf.UnknownModelWarning, match="did you mean 'gpt-4o'"):
+        counter = cf.counter_for("gtp-4o")
+    assert counter.name == "heuristic x1.10"
+    for model in ("qwen3-32b", "llama-3.1-8b-instruct", "claude-sonnet-4-5", "gpt-4o-mini"):
+        cf.counter_for(model)  # filterwarnings=error: any warning here fails the test

@@ -11,6 +11,7 @@ Rules:
 from __future__ import annotations
 
 import logging
+import warnings
 
 import typer
 
@@ -52,6 +53,12 @@ def _log_to_stderr() -> None:
     logger = logging.getLogger("contextfold")
     if not any(isinstance(h, _Stderr) for h in logger.handlers):
         logger.addHandler(_Stderr(logging.WARNING))
+    warnings.showwarning = _warning_line
+
+
+def _warning_line(message: Warning | str, *_: object, **__: object) -> None:
+    """A library warning (an unknown model, say) as one plain stderr line."""
+    typer.echo(f"contextfold: warning: {message}", err=True)
 
 
 @app.callback()

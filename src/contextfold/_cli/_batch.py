@@ -40,6 +40,7 @@ from ._io import (
     explain,
     fail,
     load_json,
+    reject_high,
     reporting,
     to_json,
     unexpected,
@@ -136,6 +137,7 @@ def batch(
     choice = SummarizerChoice(summarizer, base_url, tuple(fallback or ()), cache)
     choice.check()
     name = display_name(source)
+    reject_high(high, "batch")
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
     with reporting(name):

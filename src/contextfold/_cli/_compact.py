@@ -20,7 +20,16 @@ import typer
 
 import contextfold as cf
 
-from ._io import EXIT_NOT_FIT, display_name, fail, load_json, read_bytes, reporting, to_json
+from ._io import (
+    EXIT_NOT_FIT,
+    display_name,
+    fail,
+    load_json,
+    read_bytes,
+    reject_high,
+    reporting,
+    to_json,
+)
 from ._io import write_text as write
 from ._options import (
     BaseUrlOption,
@@ -91,6 +100,7 @@ def compact(
     choice = SummarizerChoice(summarizer, base_url, tuple(fallback or ()), cache)
     choice.check()
     name = display_name(file)
+    reject_high(high, "compact")
     with reporting(name):
         rules = policy(high, low, deadline)
         chosen = choice.build()

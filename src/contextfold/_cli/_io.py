@@ -104,6 +104,15 @@ def unexpected(exc: BaseException, name: str | None = None) -> str:
     return f"{where}unexpected {type(exc).__name__}: {one_line(str(exc))} (please report this)"
 
 
+def reject_high(high: float | None, command: str) -> None:
+    """One-shot commands have no high-water mark: a flag that cannot act says so."""
+    if high is not None:
+        fail(
+            f"--high has no effect on {command}: a one-shot call leaves a payload that fits "
+            "alone and compacts the rest down to --low; drop --high"
+        )
+
+
 def read_bytes(path: str) -> bytes:
     """The whole input: a file, or standard input for `-`."""
     if path == STDIO:

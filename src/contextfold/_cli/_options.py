@@ -132,7 +132,12 @@ FormatOption = Annotated[
 ]
 HighOption = Annotated[
     float | None,
-    typer.Option("--high", min=0.0, max=1.0, help="High-water mark, a fraction of the budget."),
+    typer.Option(
+        "--high",
+        min=0.0,
+        max=1.0,
+        help="High-water mark (agent loops only: one-shot commands reject it).",
+    ),
 ]
 LowOption = Annotated[
     float | None,

@@ -8,20 +8,23 @@ Rules:
    a margin (10%; 15% for cl100k models without tiktoken; Claude's profile scales by 1.25).
    Counters are cached per (model, format), so their text caches persist
    across calls.
+3. A model name close to a known OpenAI model but not one of them ("gtp-4o") warns once
+   (UnknownModelWarning) naming the nearest; local models keep the estimate silently.
 2. `count_tokens(payload, model, format=)` parses the payload (any supported wire format,
    list or request body) and returns the conversation total, fixed overhead included.
 """
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 from typing import Final
 
 from .._adapters import check_format, parse
-from .._errors import TokenizerError
+from .._errors import TokenizerError, UnknownModelWarning
 from ._accounting import count_conversation
 from ._counters import HeuristicCounter, TiktokenCounter
-from ._models import encoding_for_model
+from ._models import close_model, encoding_for_model, is_anthropic
 from ._protocol import ConversationCounter
 
 __all__ = ["count_tokens", "counter_for"]
@@ -40,6 +43,8 @@ def counter_for(model: str | None, format: str = "openai-chat") -> ConversationC
     if encoding is None:
         # Not an OpenAI model: o200k is a stand-in for an unknown tokenizer, so err high.
         margin = 1.0 if fmt == "anthropic" else UNKNOWN_MARGIN  # Anthropic's profile scales
+        if model:
+            _warn_if_typo(model, _name(margin))
         return HeuristicCounter(format=fmt, model=model, margin=margin, name=_name(margin))
     try:
         return TiktokenCounter(encoding, format=fmt, model=model)
@@ -47,6 +52,22 @@ def counter_for(model: str | None, format: str = "openai-chat") -> ConversationC
         margin = 1.0 if encoding == "o200k_base" else OTHER_ENCODING_MARGIN
         name = f"{_name(margin)} (tiktoken unavailable)"
         return HeuristicCounter(format=fmt, model=model, margin=margin, name=name)
+
+
+def _warn_if_typo(model: str, counted_with: str) -> None:
+    """Rule 3: a name close to a known OpenAI model is most likely a typo of it (once per
+    name: `counter_for` is cached)."""
+    if is_anthropic(model):
+        return
+    near = close_model(model)
+    if near is not None:
+        warnings.warn(
+            UnknownModelWarning(
+                f"unknown model {model!r} (did you mean {near!r}?): counting with "
+                f"{counted_with}, an estimate"
+            ),
+            stacklevel=3,
+        )
 
 
 def _name(margin: float) -> str:

@@ -11,10 +11,17 @@ Rules:
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["MODEL_PREFIX_TO_ENCODING", "MODEL_TO_ENCODING", "encoding_for_model", "is_anthropic"]
+__all__ = [
+    "MODEL_PREFIX_TO_ENCODING",
+    "MODEL_TO_ENCODING",
+    "close_model",
+    "encoding_for_model",
+    "is_anthropic",
+]
 
 MODEL_TO_ENCODING: Final[Mapping[str, str]] = {
     # reasoning
@@ -72,6 +79,13 @@ def encoding_for_model(model: str) -> str | None:
         if name.startswith(prefix):
             return MODEL_PREFIX_TO_ENCODING[prefix]
     return None
+
+
+def close_model(model: str) -> str | None:
+    """The known OpenAI model `model` is a likely typo of, or None."""
+    name = _strip_provider(model)
+    found = difflib.get_close_matches(name, list(MODEL_TO_ENCODING), n=1, cutoff=0.8)
+    return found[0] if found else None
 
 
 def is_anthropic(model: str) -> bool:
