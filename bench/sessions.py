@@ -200,6 +200,8 @@ class Session:
 
 def _value(rng: random.Random, kind: str, subject: str) -> str:  # noqa: PLR0911
     tag = f"{rng.getrandbits(20):05x}"
+    if not any(c.isdigit() for c in tag):  # an all-letter tag reads as a word, not a value
+        tag = f"{rng.randint(0, 9)}{tag[1:]}"
     match subject:
         case "budget":
             return f"${rng.randint(2, 9)},{rng.randint(100, 999)}"

@@ -103,7 +103,7 @@ def _artifact_lines(output: Sequence[Wire]) -> tuple[list[str], list[str]]:
 
 def found(value: str, text: str) -> bool:
     """`value` in `text` as a whole token (a number inside a reference id is not it)."""
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", text) is not None
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
 
 def score(session: Session, round_: int, output: Sequence[Wire], cell: Cell) -> None:
