@@ -156,3 +156,37 @@ def test_a_misspelled_model_warns_once_and_names_the_nearest(tmp_path: Path) -> 
     assert "did you mean 'gpt-4o'" in warnings[0]
     quiet = run("compact", path, "-b", "100", "-m", "qwen3-32b")  # a local model: no warning
     assert not [line for line in quiet.lines if "warning" in line]
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "hint"),
+    [
+        ('[{"role": "user", "content": "a"}]\n[{"role": "user", "content": "b"}]\n', [], "batch"),
+        ('[{"role": "user", "content": "a"},]', [], "trailing comma"),
+        (
+            json.dumps(
+                {"model": "m", "messages": [{"role": "tool", "tool_call_id": "x", "content": "t"}]}
+            ),
+            ["--format", "anthropic"],
+            "looks like openai-chat",
+        ),
+        (json.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}), [], "Gemini"),
+    ],
+)
+def test_bad_input_says_how_to_fix_it(
+    tmp_path: Path, text: str, extra: list[str], hint: str
+) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(text)
+    ran = run("compact", path, "-b", "100", *extra)
+    _one_error(ran)
+    assert hint in ran.stderr
+
+
+def test_a_zero_budget_does_not_suggest_a_share_compact_refuses(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    path.write_text('[{"role": "user", "content": "hi"}]')
+    ran = run("compact", path, "-b", "0")
+    assert ran.code == 2
+    assert "positive number of tokens" in ran.stderr
+    assert "%" not in ran.stderr

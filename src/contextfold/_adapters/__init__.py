@@ -71,7 +71,20 @@ def _detect_plain(plain: object) -> Format:
         raise InvalidConversation(
             f"expected a list of messages or a request body, got {type(plain).__name__}"
         )
+    if isinstance(plain, dict) and "messages" not in plain and "input" not in plain:
+        other = next((name for key, name in _OTHER_FORMATS.items() if key in plain), None)
+        if other is not None:
+            raise InvalidConversation(
+                f"unsupported format: this looks like a {other} request; contextfold reads "
+                f"{', '.join(FORMATS)} (convert it, or send the messages in one of those)"
+            )
     return "openai-chat"
+
+
+_OTHER_FORMATS: Final = {
+    "contents": "Gemini (generateContent)",
+    "prompt": "completions (prompt, not messages)",
+}
 
 
 def parse(payload: object, format: str | None = None) -> tuple[Format, Conversation]:

@@ -105,7 +105,7 @@ def compact(
         rules = policy(high, low, deadline)
         chosen = choice.build()
         payload = load_json(read_bytes(file))
-        with _archive_at(archive) as store:
+        with _archive_at(archive) as store, _format_hint(name, payload, format.option()):
             result = cf.compact(
                 payload,
                 tokens,
@@ -125,6 +125,23 @@ def compact(
     _tell(name, result, archive, choice.spec)
     if strict and not result.report.fits:
         raise typer.Exit(EXIT_NOT_FIT)
+
+
+@contextmanager
+def _format_hint(name: str, payload: object, given: str | None) -> Iterator[None]:
+    """Bad input under an explicit --format: say which format the payload looks like."""
+    try:
+        yield
+    except cf.InvalidConversation as exc:
+        if given is None:
+            raise
+        try:
+            detected = cf.detect(payload)
+        except cf.ContextFoldError:
+            raise exc from None
+        if detected == given:
+            raise
+        fail(f"{name}: {exc} (the payload looks like {detected}: drop --format {given})")
 
 
 @contextmanager

@@ -56,8 +56,14 @@ def describe_decode_error(exc: UnicodeDecodeError) -> str:
 
 
 def describe_json_error(exc: json.JSONDecodeError) -> str:
-    """What is wrong with text that is not JSON."""
-    return f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    """What is wrong with text that is not JSON, with a hint for the common slips."""
+    where = f"not valid JSON: {exc.msg} at line {exc.lineno:,} column {exc.colno:,}"
+    if exc.msg == "Extra data":
+        return f"{where} (one conversation per line is JSONL: use `contextfold batch`)"
+    before = exc.doc[: exc.pos].rstrip()
+    if exc.msg.startswith(("Expecting value", "Expecting property name")) and before.endswith(","):
+        return f"{where} (a trailing comma before it? JSON allows none)"
+    return where
 
 
 def explain(exc: BaseException, name: str | None = None) -> str | None:

@@ -58,6 +58,17 @@ def parse_budget(text: str) -> Budget:
     raise typer.BadParameter(f"{text!r} is not a budget; give tokens (8000) or a share (40%)")
 
 
+def parse_tokens(text: str) -> Budget:
+    """A budget in tokens (for commands that read one payload: shares are for batch)."""
+    found = _TOKENS.fullmatch(text.strip())
+    tokens = int(text.strip().replace("_", "").replace(",", "")) if found else 0
+    if tokens < 1:
+        raise typer.BadParameter(
+            f"{text!r} is not a budget; give a positive number of tokens, e.g. 8000"
+        )
+    return Budget(tokens=tokens)
+
+
 def tokens_only(budget: Budget) -> int:
     """The budget in tokens, refusing a percentage (for commands that read one payload)."""
     if budget.tokens is None:
@@ -112,7 +123,7 @@ BudgetOption = Annotated[
     typer.Option(
         "--budget",
         "-b",
-        parser=parse_budget,
+        parser=parse_tokens,
         metavar="TOKENS",
         help="Token budget the result must fit in.",
     ),
