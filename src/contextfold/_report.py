@@ -87,7 +87,7 @@ class Report:
 
     def describe(self) -> str:
         """One human line, e.g. for a CLI's stderr."""
-        done = ", ".join(f"{n} {k}" for k, n in self.actions.items() if n) or "nothing to do"
+        done = ", ".join(f"{n:,} {k}" for k, n in self.actions.items() if n) or "nothing to do"
         status = "fits" if self.fits else "DOES NOT FIT"
         return (
             f"{self.tokens_before:,} -> {self.tokens_after:,} tokens "

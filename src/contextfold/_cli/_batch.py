@@ -277,10 +277,11 @@ class Totals:
         done = self.conversations - self.failed
         saved = 1 - self.tokens_after / self.tokens_before if self.tokens_before else 0.0
         return (
-            f"batch: {self.conversations} conversations in {seconds:.1f} s "
+            f"batch: {self.conversations:,} conversations in {seconds:.1f} s "
             f"({self.processes} process{'es' if self.processes != 1 else ''}): "
-            f"{self.compacted} compacted, "
-            f"{done - self.compacted} unchanged, {self.unfit} do not fit, {self.failed} failed\n"
+            f"{self.compacted:,} compacted, "
+            f"{done - self.compacted:,} unchanged, {self.unfit:,} do not fit, "
+            f"{self.failed:,} failed\n"
             f"tokens: {self.tokens_before:,} -> {self.tokens_after:,} ({saved:.1%} saved)"
         )
 

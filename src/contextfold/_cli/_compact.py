@@ -182,12 +182,12 @@ def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | 
         first = report.refs[0]
         if archive:
             lines.append(
-                f"{len(report.refs)} originals archived in {archive}; "
+                f"{len(report.refs):,} originals archived in {archive}; "
                 f"e.g. contextfold recall {first} --archive {archive}"
             )
         else:
             lines.append(
-                f"{len(report.refs)} originals behind markers; "
+                f"{len(report.refs):,} originals behind markers; "
                 "pass --archive DB to keep them for `contextfold recall`"
             )
     typer.echo("\n".join(lines), err=True)
