@@ -163,7 +163,9 @@ def _archive_at(path: str | None) -> Iterator[cf.Archive]:
         raise
 
 
-def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | None) -> None:
+def _tell(
+    name: str, result: cf.CompactResult[object], archive: str | None, spec: str | None
+) -> None:
     """The short human summary on stderr."""
     report = result.report
     messages = len(result.conversation.messages)
