@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold import Archive, Message, Policy, ToolCall, ToolResult
+from contextfold import Archive, Card, Message, Policy, ToolCall, ToolResult
 from contextfold._engine._drive import run
 from contextfold._engine._flow import (
     Marks,
@@ -27,6 +27,7 @@ from .checks import is_artifact, pairing_problems
 from .conversations import conversation, shapes
 
 COUNTER = FixedCounter()
+POINTER = "[cf:rules] (see r0123456789)"
 
 
 @dataclass(frozen=True)
@@ -169,4 +170,7 @@ def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
         # statements out, and the summary never grows past the goal for it
         goal = settings.target if plan.on_target else settings.budget
         ceiling = max(goal, int(settings.card_ceiling * settings.budget))
-        assert out.report.tokens_after <= max(plan.ceiling, ceiling)
+        # an output over its budget anyway still carries a bare card header, the pointer
+        # that keeps what it folded reachable (test_reachability)
+        pointer = 0 if out.report.fits else COUNTER.count(Message("user", (Card(POINTER),)))
+        assert out.report.tokens_after <= max(plan.ceiling, ceiling) + pointer

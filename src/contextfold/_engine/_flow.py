@@ -12,6 +12,9 @@ Rules:
 6. Except: when an update the user made after the card (still in view) supersedes a
    statement the card shows, the card is re-rendered without it even if nothing else
    changes, so the card never shows a replaced value as current.
+7. What was folded stays reachable from the output: when neither card nor summary went
+   in, a bare card header naming the span does, if the output still fits with it or is
+   over its budget anyway (the floor alone is); otherwise the budget wins.
 """
 
 from __future__ import annotations
@@ -114,22 +117,26 @@ def compact_flow(
     prose_over = mask.prose_over if isinstance(mask, Mask) else 0
     tools = Tools(prune, prose_over, counter, archive)
     applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
-    items, rules = prep.parts.artifacts, 0
+    items, rules, pointer = prep.parts.artifacts, 0, None
     if applied.removed:
-        items, rules = yield from _new_artifacts(
+        items, rules, pointer = yield from _new_artifacts(
             applied, prep, settings, archive, the_plan, marks=marks
         )
     elif stale_card:  # rule 6: an update in view retires what the card still shows
         items = retire_in_place(items, kept, archive, applied.refs)
-    n_system = len(prep.parts.system)
-    body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
-    out = applied.messages[:n_system] + body
-    origins = applied.origins[:n_system] + origins
-    if SHAPES[settings.format].alternate:
-        out, origins = add_bridges(out, origins, archive.put)
+    out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan, protected)
     after = settings.overhead + sum(counter.count(m) for m in out)
+    if pointer is not None:  # rule 7: the way back to what was folded
+        header, refs = pointer
+        items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
+        out2, origins2 = _assemble(applied, len(prep.parts.system), items, settings, archive)
+        after2 = settings.overhead + sum(counter.count(m) for m in out2)
+        if after2 <= settings.budget or after > settings.budget:
+            vouch(archive, Card(header))
+            applied.refs.extend(refs)
+            out, origins, after = out2, origins2, after2
     if after >= before and not prep.notes and not stale_card:  # rule 5: never worse
         return _unchanged(messages, settings, before, the_plan, protected)
     done = _Done(applied, prep.notes, protected, rules, True)
@@ -165,6 +172,25 @@ def _unchanged(
     return Outcome(tuple(messages), report, tuple(range(len(messages))))
 
 
+def _assemble(
+    applied: Applied,
+    n_system: int,
+    items: Sequence[tuple[int, Message]],
+    settings: Settings,
+    archive: Archiver,
+) -> tuple[list[Message], list[int | None]]:
+    """The output messages and their origins: the artifacts placed, bridges added."""
+    body, origins = insert(applied.messages[n_system:], applied.origins[n_system:], items)
+    out = applied.messages[:n_system] + body
+    origins = applied.origins[:n_system] + origins
+    if SHAPES[settings.format].alternate:
+        out, origins = add_bridges(out, origins, archive.put)
+    return out, origins
+
+
+_Placed = list[tuple[int, Message]]
+
+
 def _new_artifacts(
     applied: Applied,
     prep: _Prepared,
@@ -173,9 +199,9 @@ def _new_artifacts(
     the_plan: Plan,
     *,
     marks: Marks,
-) -> Generator[SummaryRequest, SummaryResult, tuple[list[tuple[int, Message]], int]]:
+) -> Generator[SummaryRequest, SummaryResult, tuple[_Placed, int, tuple[str, list[str]] | None]]:
     """Rebuild the card and fold the summary into the room the plan left; returns their
-    placements and how many statements the card shows."""
+    placements, how many statements the card shows, and the pointer (`Filled.pointer`)."""
     parts = prep.parts
     anchor = BEFORE_ALL if parts.summary_anchor is None else parts.summary_anchor
     if applied.folded:
@@ -222,7 +248,7 @@ def _new_artifacts(
         archive, applied.refs, (parts.card, filled.card), (parts.summary, filled.summary)
     )
     joined = SHAPES[settings.format].joined_preamble
-    return placements(filled.card, filled.summary, anchor, joined), filled.shown
+    return placements(filled.card, filled.summary, anchor, joined), filled.shown, filled.pointer
 
 
 def _bridge_cost(counter: TokenCounter) -> int:

@@ -24,6 +24,7 @@ Rules:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
@@ -50,6 +51,10 @@ class Filled:
     card: str | None
     summary: str | None
     shown: int
+    pointer: tuple[str, list[str]] | None = None
+    """With no card and no summary: a bare card header naming the span, and the archive
+    references it adds, for an output that is over its budget anyway (nothing else could
+    keep what was folded reachable from it)."""
 
 
 def room_left(
@@ -105,9 +110,8 @@ def fill(
             previous_block=previous_block,
             span=span,
             dense=True,
-            pointer=previous is None and most < 0,
         )
-        return Filled(card, previous, _shown(card))
+        return _with_pointer(Filled(card, previous, _shown(card)), state, span, counter, archive)
     span = make_span(applied, summary_span(previous), archive, superseded)
     intro = _cost(Summary(summary_text("", span)), counter)
     card = fit_card(
@@ -136,10 +140,8 @@ def fill(
         if previous is not None:
             applied.refs.append(archive.put(previous))
         if card is None:
-            card = fit_card(
-                state, most, counter, archive, applied.refs, span=span, dense=True, pointer=most < 0
-            )
-        return Filled(card, None, _shown(card))
+            card = fit_card(state, most, counter, archive, applied.refs, span=span, dense=True)
+        return _with_pointer(Filled(card, None, _shown(card)), state, span, counter, archive)
     reserve = reserve_for(policy, budget)
     step = policy.steps.get("summarize")
     chunk = step.chunk_tokens if isinstance(step, Summarize) and step.chunk_tokens else budget
@@ -157,6 +159,17 @@ def fill(
     if dense and card is not None and not has_body(summary):
         return Filled(card, None, _shown(card))  # an empty summary: the card holds the span
     return Filled(card, summary, _shown(card))
+
+
+def _with_pointer(
+    filled: Filled, state: CardState, span: str, counter: TokenCounter, archive: Archiver
+) -> Filled:
+    """`filled`, with the pointer (`Filled.pointer`) when it shows nothing at all."""
+    if filled.card is not None or filled.summary is not None:
+        return filled
+    refs: list[str] = []
+    header = fit_card(state, 0, counter, archive, refs, span=span, dense=True, pointer=True)
+    return filled if header is None else dataclasses.replace(filled, pointer=(header, refs))
 
 
 def _cost(part: Card | Summary, counter: TokenCounter) -> int:
