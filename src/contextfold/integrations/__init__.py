@@ -1,0 +1,1 @@
+"""Framework integrations, one module per framework; each imports its framework itself."""
