@@ -14,6 +14,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 import contextfold as cf
 from contextfold.integrations.langchain import ContextFoldMiddleware
@@ -34,7 +35,8 @@ def read_file(path: str) -> str:
 
 
 def chat_model(server: ChatModelServer) -> ChatOpenAI:
-    return ChatOpenAI(model="gpt-4o", base_url=server.base_url, api_key="test-key", max_retries=0)
+    key = SecretStr("test-key")
+    return ChatOpenAI(model="gpt-4o", base_url=server.base_url, api_key=key, max_retries=0)
 
 
 def run_agent(server: ChatModelServer, fold: ContextFoldMiddleware) -> dict[str, Any]:
@@ -60,19 +62,22 @@ def test_a_150_turn_create_agent_loop_is_never_refused() -> None:
     assert rules_everywhere(log, "Never push to main", "2027-03-14")
     # the graph state keeps the whole history: every file read, verbatim
     reads = [m for m in result["messages"] if isinstance(m, ToolMessage) and m.name == "read_file"]
-    assert len(reads) == 150 and reads[0].content == source_file("src/module_001.py", LINES)
+    assert len(reads) == 150
+    assert reads[0].content == source_file("src/module_001.py", LINES)
     # the recall went through the agent's own tool node, answered from the archive
     (ref,) = script.recalled
     (answer,) = [m for m in result["messages"] if m.name == cf.RECALL_TOOL_NAME]
-    assert isinstance(answer, ToolMessage) and answer.status == "success"
-    assert answer.content.startswith(f"[cf:{ref} recalled")
+    assert isinstance(answer, ToolMessage)
+    assert answer.status == "success"
+    assert str(answer.content).startswith(f"[cf:{ref} recalled")
     assert any(
         m.get("role") == "tool" and str(m["content"]).startswith(f"[cf:{ref} recalled")
         for body in log.accepted
         for m in body["messages"]
     )
     report = fold.report()
-    assert report is not None and report.fits
+    assert report is not None
+    assert report.fits
 
 
 def test_unchanged_messages_reach_the_model_as_the_framework_made_them() -> None:
@@ -80,7 +85,8 @@ def test_unchanged_messages_reach_the_model_as_the_framework_made_them() -> None
     with ChatModelServer(AgentScript(turns=2), window=8_192) as server:
         result = run_agent(server, fold)
     manager = fold.manager()
-    assert manager is not None and manager.last_report is None  # it fit: nothing compacted
+    assert manager is not None
+    assert manager.last_report is None
     # a history that fits passes untouched: the server saw exactly LangChain's own request
     seen = server.log.accepted[-1]["messages"]
     assert seen[0] == {"role": "system", "content": SYSTEM}
@@ -95,7 +101,8 @@ def test_the_recall_tool_is_registered_and_answers_errors_as_tool_errors() -> No
     assert recall.args_schema == cf.recall_tool("openai-chat")["function"]["parameters"]  # type: ignore[index]
     call = {"name": recall.name, "args": {"ref": "r0000000000"}, "id": "c1", "type": "tool_call"}
     message = recall.invoke(call)
-    assert isinstance(message, ToolMessage) and message.status == "error"
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
     assert "nothing is archived under r0000000000" in message.content
 
 
@@ -115,7 +122,9 @@ def test_threads_keep_their_own_managers_and_share_the_archive() -> None:
             config: Any = {"configurable": {"thread_id": thread}}
             agent.invoke({"messages": [{"role": "user", "content": TASK}]}, config)
     a, b = fold.manager("a"), fold.manager("b")
-    assert a is not None and b is not None and a is not b
+    assert a is not None
+    assert b is not None
+    assert a is not b
     assert a.archive is b.archive is fold.archive
     assert fold.manager() is None
 
@@ -139,7 +148,9 @@ def test_a_rewritten_history_starts_a_fresh_manager() -> None:
     history: list[Any] = [SystemMessage("s"), HumanMessage("one"), AIMessage("two")]
     threads.view("t", history, make)
     threads.view("t", [*history, HumanMessage("three")], make)
-    assert len(made) == 1 and len(made[0].messages()) == 4  # only the new message was fed
+    assert len(made) == 1
+    assert len(made[0].messages()) == 4
     pairs = threads.view("t", [history[0], HumanMessage("other")], make)
-    assert len(made) == 2 and [w["content"] for w, _ in pairs] == ["s", "other"]
+    assert len(made) == 2
+    assert [w["content"] for w, _ in pairs] == ["s", "other"]
     assert all(original is not None for _, original in pairs)

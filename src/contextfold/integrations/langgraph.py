@@ -20,12 +20,12 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.tools import BaseTool
-from langgraph.runtime import Runtime
+from langgraph.config import get_config
 
 import contextfold as cf
 
 from ._threads import Threads
-from .langchain import from_wire, recall_tool, thread_key, to_wire, tool_specs
+from .langchain import from_wire, recall_tool, to_wire, tool_specs
 
 __all__ = ["ContextFoldHook"]
 
@@ -71,10 +71,10 @@ class ContextFoldHook:
         manager = self.manager(thread_id)
         return None if manager is None else manager.last_report
 
-    def __call__(self, state: Any, runtime: Runtime[Any]) -> dict[str, list[BaseMessage]]:
+    def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
         messages = state["messages"] if isinstance(state, dict) else state.messages
         head = [SystemMessage(self.prompt)] if self.prompt is not None else []
-        pairs = self._threads.view(thread_key(runtime), [*head, *messages], self._make)
+        pairs = self._threads.view(_thread_id(), [*head, *messages], self._make)
         view = [original or from_wire(wire) for wire, original in pairs]
         return {"llm_input_messages": view[len(head) :]}
 
@@ -87,3 +87,9 @@ class ContextFoldHook:
             policy=self.policy,
             summarizer=self.summarizer,
         )
+
+
+def _thread_id() -> Hashable:
+    """The thread of the graph run calling the hook (None outside a checkpointed run)."""
+    configurable = get_config().get("configurable") or {}
+    return configurable.get("thread_id")
