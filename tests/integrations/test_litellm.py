@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +23,24 @@ from .test_langchain import LINES, SYSTEM, TASK
 
 # LiteLLM's own TypedDicts make pydantic warn when it builds their schemas (not ours to fix)
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
+
+
+@pytest.fixture(autouse=True)
+def _close_the_loop_litellm_leaves() -> Iterator[None]:
+    """LiteLLM's sync `completion` leaves an event loop set on the main thread; the next
+    `asyncio.run` would orphan it (an unclosed-loop ResourceWarning). Close it after each test."""
+    yield
+    policy = asyncio.get_event_loop_policy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = policy.get_event_loop()
+        except RuntimeError:  # none set: nothing left behind
+            return
+    if not loop.is_running():
+        loop.close()
+    policy.set_event_loop(None)
+
 
 READ_FILE: dict[str, Any] = {
     "type": "function",
@@ -140,6 +160,13 @@ def test_the_proxy_hook_compacts_the_request_it_is_given() -> None:
     assert server.log.accepted[0]["messages"][0] == history[0]
     assert cf.validate(out["messages"]) == []
     assert out["tools"] == [READ_FILE]
+    # the proxy then runs the deployment hook on the same request: it passes unchanged
+    again = asyncio.run(fold.async_pre_call_deployment_hook(dict(out), "acompletion"))
+    assert again is not None
+    assert again["messages"] == out["messages"]
+    manager = fold.manager(session_key(data))
+    assert manager is not None
+    assert len(manager.messages()) == len(out["messages"])  # the view was not fed back in
     embedding = {"model": "text-embedding-3-small", "input": ["x"]}
     assert asyncio.run(fold.async_pre_call_hook(None, None, embedding, "aembedding")) == embedding
 

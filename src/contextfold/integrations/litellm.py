@@ -18,12 +18,15 @@ Rules:
 4. With `recall=True` the recall tool is added to the request's tools; the caller runs
    the model's calls to it with `answer(tool_call)`, as it runs its own tools.
 5. Responses that report usage calibrate the conversation's counter (the wrappers).
+6. A request whose messages are a view this object made moments ago (the proxy runs the
+   pre-call hook, then the deployment hook, on the same request) passes unchanged.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -37,6 +40,12 @@ from ._threads import Threads, Wire
 __all__ = ["ContextFold"]
 
 _CHAT_CALLS = frozenset({"completion", "acompletion"})
+_RECENT_VIEWS = 32
+"""Views remembered so that a view handed back is not compacted again (rule 6)."""
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or a == b
 
 
 def _plain(message: object) -> Wire:
@@ -96,6 +105,7 @@ class ContextFold(CustomLogger):
         self.summarizer = summarizer
         self.recall = recall
         self._threads: Threads[object] = Threads(_to_wire, archive=archive, limit=max_sessions)
+        self._views: deque[list[Wire]] = deque(maxlen=_RECENT_VIEWS)
 
     # --- the library side ------------------------------------------------------------
 
@@ -121,12 +131,16 @@ class ContextFold(CustomLogger):
     def compact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
         """The request `kwargs` with its messages compacted (and the recall tool added)."""
         messages, key = self._messages(kwargs)
+        if self._made_here(messages):
+            return dict(kwargs)
         pairs = self._threads.view(key, messages, self._maker(kwargs))
         return self._request(kwargs, [wire for wire, _ in pairs])
 
     async def acompact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
         """Awaitable `compact` (LLM summarizers are awaited)."""
         messages, key = self._messages(kwargs)
+        if self._made_here(messages):
+            return dict(kwargs)
         pairs = await self._threads.aview(key, messages, self._maker(kwargs))
         return self._request(kwargs, [wire for wire, _ in pairs])
 
@@ -196,7 +210,15 @@ class ContextFold(CustomLogger):
 
         return make
 
+    def _made_here(self, messages: list[object]) -> bool:
+        """Whether `messages` is a view this object just made, passed through a second hook
+        (in the proxy both the pre-call and the deployment hook run): rule 6."""
+        return any(
+            len(view) == len(messages) and all(map(_same, view, messages)) for view in self._views
+        )
+
     def _request(self, kwargs: Mapping[str, object], view: list[Wire]) -> dict[str, Any]:
+        self._views.append(view)
         request = {**kwargs, "messages": view}
         tools = kwargs.get("tools")
         if self.recall:
