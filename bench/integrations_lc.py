@@ -42,6 +42,8 @@ RULES = ("Never push to main", "2027-03-14")
 TASK = "Review every module. Never push to main. The deadline is 2027-03-14."
 LINES = 75
 """Lines per file: about 2,500 tokens (o200k)."""
+ROOM = 512
+"""Tokens the trimming baselines leave free for the tool schemas and the reply priming."""
 SECTION = "## Framework integrations: LangChain, LangGraph, LiteLLM"
 
 
@@ -62,12 +64,16 @@ class Outcome:
     setup: str
     accepted: int
     refused_at: int | None
+    refused_for: str
     finished: bool
     no_system: int
     no_rules: int
     recalled: bool
     peak: int
     seconds: float
+
+
+_WHY = {"context_length_exceeded": "over the window", "invalid_request_error": "tool pairing"}
 
 
 def _has_rules(body: Body) -> bool:
@@ -91,6 +97,7 @@ def outcome(
         setup,
         len(agent),
         refused,
+        _WHY.get(log.refusals[0].code, log.refusals[0].code) if log.refusals else "",
         refused is None and script.reads >= script.turns and len(agent) > script.turns,
         sum(1 for b, _ in agent if b["messages"][0] != system),
         sum(
@@ -140,7 +147,7 @@ def _trim(messages: list[Any], window: int, counter: Any = None) -> list[Any]:
         messages,
         strategy="last",
         token_counter=counter or count_tokens_approximately,
-        max_tokens=window,
+        max_tokens=window - ROOM,
         start_on="human",
         end_on=("human", "tool"),
         include_system=True,
@@ -238,7 +245,7 @@ def litellm_run(setup: str, server: ChatModelServer, window: int) -> None:
             sent = history
             if setup == "trim_messages":
                 plain = [m if isinstance(m, dict) else m.model_dump() for m in history]
-                sent = litellm.utils.trim_messages(plain, max_tokens=window)
+                sent = litellm.utils.trim_messages(plain, "gpt-4o", max_tokens=window - ROOM)
             response = litellm.completion(**base, messages=sent, tools=[READ_FILE])
         message = response.choices[0].message
         history.append(message)
@@ -294,7 +301,7 @@ def render(outcomes: list[Outcome], turns: int, window: int) -> str:
             o.setup,
             "yes" if o.finished else "no",
             f"{o.accepted:,}",
-            "-" if o.refused_at is None else f"#{o.refused_at}",
+            "-" if o.refused_at is None else f"#{o.refused_at} ({o.refused_for})",
             o.no_system,
             o.no_rules,
             "yes" if o.recalled else "-",
@@ -308,7 +315,7 @@ def render(outcomes: list[Outcome], turns: int, window: int) -> str:
         "setup",
         "finished",
         "agent requests accepted",
-        "first refusal",
+        "first refusal (why)",
         "without system prompt",
         "without the rules",
         "recalled",
@@ -319,15 +326,16 @@ def render(outcomes: list[Outcome], turns: int, window: int) -> str:
         SECTION,
         "",
         f"Command: `.venv/bin/python -m bench.integrations_lc --turns {turns} --window {window}`"
-        f" ({machine()}).",
+        f" ({machine().replace('numbers are medians', 'one run each')}).",
         "",
         f"Each framework's real agent loop against the strict local server (window {window:,}"
         f" tokens, refuses over-window requests and broken tool pairings with a 400); the agent"
         f" reads one ~2,500-token file per turn for {turns} turns, then answers. A refusal ends"
         " the run. Setups: the framework alone; its own trimming as documented (langchain_core"
-        " `trim_messages`: strategy last, approximate counter, start on human, end on human or"
-        " tool, max tokens = window, counted approximately as documented or exactly (o200k);"
-        " LiteLLM's `trim_messages`, max tokens = window);"
+        " `trim_messages`: strategy last, start on human, end on human or tool, max tokens ="
+        f" window - {ROOM} (room for the tool schemas), counted approximately as documented or"
+        " exactly (o200k); LiteLLM's `trim_messages` for gpt-4o, max tokens = window -"
+        f" {ROOM});"
         " LangChain's `SummarizationMiddleware` (trigger at 80% of the window, its default keep"
         " of 20 messages or keep 50% of the window in tokens); contextfold's integration at"
         " budget = window. LangChain's summarizer calls the same server, which answers them with"

@@ -27,7 +27,7 @@ def test_a_short_loop_with_and_without_contextfold(tmp_path: Path) -> None:
     assert folded.no_system == folded.no_rules == 0
     section = bench.render([alone, folded], turns=6, window=8_192)
     assert section.startswith(bench.SECTION + "\n")
-    assert "| LangChain create_agent | none | no | 4 | #5 |" in section
+    assert "| LangChain create_agent | none | no | 4 | #5 (over the window) |" in section
     markdown = tmp_path / "BENCHMARKS.md"
     write_section(section, markdown)
     assert bench.SECTION in markdown.read_text()

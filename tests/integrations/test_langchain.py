@@ -154,3 +154,20 @@ def test_a_rewritten_history_starts_a_fresh_manager() -> None:
     assert len(made) == 2
     assert [w["content"] for w, _ in pairs] == ["s", "other"]
     assert all(original is not None for _, original in pairs)
+
+
+def test_the_async_agent_is_compacted_too() -> None:
+    import asyncio
+
+    fold = ContextFoldMiddleware(8_192, "gpt-4o")
+    script = AgentScript(turns=6)
+    with ChatModelServer(script, window=8_192) as server:
+        agent = create_agent(
+            chat_model(server), [read_file], system_prompt=SYSTEM, middleware=[fold]
+        )
+        task: Any = {"messages": [{"role": "user", "content": TASK}]}
+        result = asyncio.run(agent.ainvoke(task, {"recursion_limit": 100}))
+    assert result["messages"][-1].content == FINAL
+    assert server.log.refusals == []
+    assert script.recalled  # six reads do not fit: something was folded, and recalled
+    assert fold.report() is not None

@@ -70,3 +70,26 @@ def test_without_a_prompt_a_leading_system_message_is_kept_in_place() -> None:
         body["messages"][:2] == [{"role": "system", "content": SYSTEM}, messages[1]]
         for body in server.log.accepted
     )
+
+
+def test_the_async_agent_finds_its_thread() -> None:
+    import asyncio
+
+    hook = ContextFoldHook(8_192, "gpt-4o", prompt=SYSTEM, tools=[read_file])
+    script = AgentScript(turns=6)
+    with ChatModelServer(script, window=8_192) as server:
+        agent = create_react_agent(
+            chat_model(server),
+            [read_file, hook.recall_tool],
+            prompt=SYSTEM,
+            pre_model_hook=hook,
+            checkpointer=InMemorySaver(),
+        )
+        config: Any = {"configurable": {"thread_id": "async"}}
+        task = {"messages": [{"role": "user", "content": TASK}]}
+        result = asyncio.run(agent.ainvoke(task, config))
+    assert result["messages"][-1].content == FINAL
+    assert server.log.refusals == []
+    assert script.recalled
+    assert hook.report("async") is not None
+    assert hook.manager() is None
