@@ -1,1 +1,1 @@
-"""Framework integrations, one module per framework; each imports its framework itself."""
+"""Adapters that fit contextfold into agent frameworks, one module per framework."""
