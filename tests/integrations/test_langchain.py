@@ -98,7 +98,7 @@ def test_the_recall_tool_is_registered_and_answers_errors_as_tool_errors() -> No
     fold = ContextFoldMiddleware(4_000)
     (recall,) = fold.tools
     assert recall.name == cf.RECALL_TOOL_NAME
-    assert recall.args_schema == cf.recall_tool("openai-chat")["function"]["parameters"]  # type: ignore[index]
+    assert recall.args_schema == cf.recall_tool("openai-chat")["function"]["parameters"]
     call = {"name": recall.name, "args": {"ref": "r0000000000"}, "id": "c1", "type": "tool_call"}
     message = recall.invoke(call)
     assert isinstance(message, ToolMessage)

@@ -117,7 +117,8 @@ class ContextFold(CustomLogger):
     @property
     def recall_tool(self) -> Wire:
         """The recall tool definition (OpenAI chat shape, which LiteLLM speaks)."""
-        return cf.recall_tool("openai-chat")
+        tool: Wire = cf.recall_tool("openai-chat")
+        return tool
 
     def manager(self, session: Hashable) -> cf.ContextManager | None:
         """The ContextManager of a session (None before its first call)."""
