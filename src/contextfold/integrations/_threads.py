@@ -1,0 +1,141 @@
+"""One ContextManager per conversation, fed only what it has not seen yet.
+
+Rules:
+1. A framework hands over its whole history on every model call; a conversation (a
+   LangGraph thread, a LiteLLM session) keeps one `cf.ContextManager`, and a call costs
+   O(new messages): only the items after those already fed are converted and added.
+2. The history continues the conversation when its first item and the last item fed are
+   unchanged (identity, or equality for copies a checkpointer made). Anything else (a
+   rewritten or shorter history, another conversation under the same key) starts a fresh
+   manager over the whole history. All managers share one archive, so every reference
+   shown to the model stays recallable, whichever conversation made it.
+3. The view comes back paired with the original items: a message the manager kept
+   unchanged maps to the framework's own object (ids, metadata and provider blocks
+   intact); compaction artifacts (markers, summaries, the card) map to None and the
+   caller converts their wire form.
+4. Conversations are kept in least-recently-used order, at most `limit` of them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import contextfold as cf
+
+T = TypeVar("T")
+
+Wire = dict[str, object]
+"""One OpenAI chat message as a plain dict."""
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or a == b
+
+
+@dataclass
+class _Thread(Generic[T]):
+    manager: cf.ContextManager
+    fed: list[T] = field(default_factory=list)
+    """The first and the last item fed (rule 2), empty before the first feed."""
+    count: int = 0
+    origins: dict[int, tuple[cf.Message, T]] = field(default_factory=dict)
+    """id(neutral message) -> (that message, the item it came from) (rule 3)."""
+
+    def continues(self, items: Sequence[T]) -> bool:
+        if not self.fed:
+            return True
+        first, last = self.fed[0], self.fed[-1]
+        return (
+            len(items) >= self.count
+            and _same(items[0], first)
+            and _same(items[self.count - 1], last)
+        )
+
+
+class Threads(Generic[T]):
+    """The managers of many conversations, keyed by the framework's conversation id."""
+
+    def __init__(
+        self,
+        to_wire: Callable[[T], list[Wire]],
+        *,
+        archive: cf.Archive | None = None,
+        limit: int = 1024,
+    ) -> None:
+        if limit < 1:
+            raise cf.ConfigurationError(f"limit must keep at least 1 conversation, got {limit}")
+        self.archive = archive if archive is not None else cf.Archive()
+        self._to_wire = to_wire
+        self._limit = limit
+        self._threads: OrderedDict[Hashable, _Thread[T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def manager(self, key: Hashable) -> cf.ContextManager | None:
+        """The manager of conversation `key`, None before its first model call."""
+        with self._lock:
+            thread = self._threads.get(key)
+        return None if thread is None else thread.manager
+
+    def view(
+        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+    ) -> list[tuple[Wire, T | None]]:
+        """The compacted view of `items`, each wire message with its original item."""
+        thread = self._feed(key, items, make)
+        return self._pair(thread, thread.manager.view())
+
+    async def aview(
+        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+    ) -> list[tuple[Wire, T | None]]:
+        """Awaitable `view` (LLM summarizers are awaited)."""
+        thread = self._feed(key, items, make)
+        return self._pair(thread, await thread.manager.aview())
+
+    def _thread(
+        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+    ) -> _Thread[T]:
+        with self._lock:
+            thread = self._threads.get(key)
+            if thread is None or not thread.continues(items):
+                thread = _Thread(make(self.archive))
+                self._threads[key] = thread
+            self._threads.move_to_end(key)
+            while len(self._threads) > self._limit:
+                self._threads.popitem(last=False)
+        return thread
+
+    def _feed(
+        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+    ) -> _Thread[T]:
+        thread = self._thread(key, items, make)
+        manager = thread.manager
+        for item in items[thread.count :]:
+            before = len(manager.messages())
+            manager.extend(self._to_wire(item))
+            for message in manager.messages()[before:]:
+                thread.origins[id(message)] = (message, item)
+        if len(items) > thread.count:
+            thread.fed = [items[0], items[-1]]
+            thread.count = len(items)
+        return thread
+
+    @staticmethod
+    def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:
+        messages = thread.manager.messages()
+        if len(messages) != len(wires):  # pragma: no cover - openai-chat renders 1:1
+            raise cf.ConfigurationError("integrations work in the openai-chat format only")
+        kept: dict[int, tuple[cf.Message, T]] = {}
+        out: list[tuple[Wire, T | None]] = []
+        for message, wire in zip(messages, wires, strict=True):
+            assert isinstance(wire, dict)
+            origin = thread.origins.get(id(message))
+            if origin is not None and origin[0] is message:
+                kept[id(message)] = origin
+                out.append((wire, origin[1]))
+            else:
+                out.append((wire, None))
+        thread.origins = kept
+        return out
