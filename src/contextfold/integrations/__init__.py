@@ -1,0 +1,1 @@
+"""Adapters that fit contextfold into agent frameworks, one module per framework."""
