@@ -89,11 +89,13 @@ class ContextFoldFilter:
         summarizer: cf.Summarizer | None = None,
         counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
+        **options: object,
     ) -> None:
         self._settings: dict[str, Any] = {
             "policy": policy,
             "summarizer": summarizer,
             "counter": counter,
+            **options,
         }
         self.budget = budget
         self.model = model
@@ -182,11 +184,18 @@ class ContextFoldSession:
         summarizer: cf.Summarizer | None = None,
         counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
+        **options: object,
     ) -> None:
         self.session_id = session_id
         self.inner = inner
         self.filter = ContextFoldFilter(
-            budget, model, policy=policy, summarizer=summarizer, counter=counter, archive=archive
+            budget,
+            model,
+            policy=policy,
+            summarizer=summarizer,
+            counter=counter,
+            archive=archive,
+            **options,
         )
         self._items: list[TResponseInputItem] = []
 

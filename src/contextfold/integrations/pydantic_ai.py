@@ -197,11 +197,13 @@ class ContextFoldProcessor:
         summarizer: cf.Summarizer | None = None,
         counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
+        **options: object,
     ) -> None:
         self._settings: dict[str, Any] = {
             "policy": policy,
             "summarizer": summarizer,
             "counter": counter,
+            **options,
         }
         self.budget = budget
         self.model = model
