@@ -49,6 +49,8 @@ SYSTEM = "You are a careful coding agent. Use the tools to read files."
 RULES = "Never push to main. The deadline is 2027-03-14."
 TASK = f"Review every module. {RULES}"
 WINDOW = 8_192
+FILE_LINES = 75
+"""Lines per file read: about 2,500 tokens (o200k), a third of the window."""
 T = TypeVar("T")
 
 
@@ -60,7 +62,7 @@ def _no_tracing() -> None:
 @function_tool
 def read_file(path: str) -> str:
     """Read a file of the repository."""
-    return source_file(path)
+    return source_file(path, FILE_LINES)
 
 
 def run(server: ChatModelServer, tools: list[Any], go: Callable[[Agent[Any]], Awaitable[T]]) -> T:
@@ -109,7 +111,7 @@ def test_a_150_turn_runner_loop_is_never_refused() -> None:
     items: list[Any] = result.to_input_list()
     outputs = [i for i in items if i.get("type") == "function_call_output"]
     assert len(outputs) == 151
-    assert outputs[0]["output"] == source_file("src/module_001.py")
+    assert outputs[0]["output"] == source_file("src/module_001.py", FILE_LINES)
 
 
 def test_without_the_filter_the_same_loop_is_refused() -> None:

@@ -49,6 +49,8 @@ SYSTEM = "You are a careful coding agent. Use the tools to read files."
 RULES = "Never push to main. The deadline is 2027-03-14."
 TASK = f"Review every module. {RULES}"
 WINDOW = 8_192
+FILE_LINES = 75
+"""Lines per file read: about 2,500 tokens (o200k), a third of the window."""
 BUDGET = WINDOW - 512  # room for the tool schemas and pydantic-ai's own framing
 NO_LIMIT = UsageLimits(request_limit=None)
 T = TypeVar("T")
@@ -56,7 +58,7 @@ T = TypeVar("T")
 
 def read_file(path: str) -> str:
     """Read a file of the repository."""
-    return source_file(path)
+    return source_file(path, FILE_LINES)
 
 
 def run(
