@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -229,3 +233,31 @@ def test_the_filter_is_a_run_config_filter() -> None:
     assert config.call_model_input_filter is fold
     assert config.workflow_name == "review"
     assert Reply(text="x").text == "x"
+
+
+def test_the_example_runs_against_an_openai_compatible_base_url(tmp_path: Path) -> None:
+    script = AgentScript(turns=6)
+    for i in range(1, 7):
+        path = tmp_path / "src" / f"module_{i:03d}.py"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(source_file(f"src/module_{i:03d}.py", FILE_LINES), encoding="utf-8")
+    example = Path(__file__).parents[2] / "examples" / "openai_agents_agent.py"
+    with ChatModelServer(script, window=WINDOW) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key"}
+        done = subprocess.run(
+            [sys.executable, str(example), TASK, "--budget", str(WINDOW), "--model", "gpt-4o"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == FINAL
+    assert "contextfold:" in done.stderr  # the report of its compactions
+    assert server.log.refusals == []
+    tool_results = [
+        m for body in server.log.accepted for m in body["messages"] if m["role"] == "tool"
+    ]
+    assert any("line 0 of src/module_006.py" in str(m["content"]) for m in tool_results)
