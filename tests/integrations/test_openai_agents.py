@@ -261,3 +261,28 @@ def test_the_example_runs_against_an_openai_compatible_base_url(tmp_path: Path) 
         m for body in server.log.accepted for m in body["messages"] if m["role"] == "tool"
     ]
     assert any("line 0 of src/module_006.py" in str(m["content"]) for m in tool_results)
+
+
+def test_a_session_can_keep_its_items_in_another_session(tmp_path: Path) -> None:
+    from agents import SQLiteSession
+
+    inner = SQLiteSession("user-7", tmp_path / "sessions.db")
+    session = ContextFoldSession("user-7", WINDOW, "gpt-4o", inner=inner)
+    script = AgentScript(turns=6)
+    with ChatModelServer(script, window=WINDOW) as server:
+        config = session.run_config()
+        final = run(
+            server,
+            [read_file, session.recall_tool()],
+            lambda agent: Runner.run(agent, TASK, session=session, run_config=config),
+        )
+    assert final.final_output == FINAL
+    assert server.log.refusals == []
+    stored = asyncio.run(inner.get_items())
+    assert asyncio.run(session.get_items()) == stored
+    assert sum(i.get("type") == "function_call_output" for i in stored) == 7  # 6 reads, 1 recall
+    assert asyncio.run(session.pop_item()) == stored[-1]
+    assert len(asyncio.run(inner.get_items())) == len(stored) - 1
+    asyncio.run(session.clear_session())
+    assert asyncio.run(inner.get_items()) == []
+    inner.close()
