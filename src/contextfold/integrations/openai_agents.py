@@ -23,6 +23,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -91,15 +92,19 @@ class ContextFoldFilter:
         archive: cf.Archive | None = None,
         **options: object,
     ) -> None:
-        self._settings: dict[str, Any] = {
-            "policy": policy,
-            "summarizer": summarizer,
-            "counter": counter,
-            **options,
-        }
         self.budget = budget
         self.model = model
         self.archive = archive if archive is not None else cf.Archive()
+        self._make = functools.partial(
+            cf.ContextManager,
+            budget,
+            model,
+            format=_FORMAT,
+            policy=(policy or cf.Policy()).replace(**options) if options else policy,
+            summarizer=summarizer,
+            counter=counter,
+            archive=self.archive,
+        )
         self.manager: cf.ContextManager | None = None
         """The manager behind the latest call (None before the first)."""
         self.restarts = 0
@@ -157,15 +162,7 @@ class ContextFoldFilter:
         return self.manager
 
     def _new(self, instructions: str | None, tools: list[dict[str, object]]) -> None:
-        self.manager = cf.ContextManager(
-            self.budget,
-            self.model,
-            format=_FORMAT,
-            system=instructions,
-            tools=tools,
-            archive=self.archive,
-            **self._settings,
-        )
+        self.manager = self._make(system=instructions, tools=tools)
 
 
 class ContextFoldSession:

@@ -24,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any, TypeAlias
@@ -199,15 +200,19 @@ class ContextFoldProcessor:
         archive: cf.Archive | None = None,
         **options: object,
     ) -> None:
-        self._settings: dict[str, Any] = {
-            "policy": policy,
-            "summarizer": summarizer,
-            "counter": counter,
-            **options,
-        }
         self.budget = budget
         self.model = model
         self.archive = archive if archive is not None else cf.Archive()
+        self._make = functools.partial(
+            cf.ContextManager,
+            budget,
+            model,
+            format=_FORMAT,
+            policy=(policy or cf.Policy()).replace(**options) if options else policy,
+            summarizer=summarizer,
+            counter=counter,
+            archive=self.archive,
+        )
         self._new()  # bad settings fail here, not at the first model request
         self.manager: cf.ContextManager | None = None
         """The manager behind the latest request (None before the first)."""
@@ -259,9 +264,7 @@ class ContextFoldProcessor:
         return self.manager
 
     def _new(self) -> cf.ContextManager:
-        return cf.ContextManager(
-            self.budget, self.model, format=_FORMAT, archive=self.archive, **self._settings
-        )
+        return self._make()
 
     def _observe(self, manager: cf.ContextManager, new: list[ModelMessage]) -> None:
         """Calibrate with the input tokens the provider reported for the view sent last."""
