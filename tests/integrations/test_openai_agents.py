@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contextfold as cf
 
@@ -158,6 +160,46 @@ def test_each_call_adds_only_the_new_items_and_another_history_restarts() -> Non
     sent = asyncio.run(fold(call_data(agent, other)))
     assert fold.restarts == 1
     assert sent.input == other
+
+
+steps = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(1, 120), st.booleans()), min_size=1, max_size=30
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps)
+def test_every_call_is_valid_within_budget_and_keeps_the_instructions(
+    plan: list[tuple[int, int, bool]],
+) -> None:
+    budget = 2_500
+    fold = ContextFoldFilter(budget, "gpt-4o")
+    agent: Agent[Any] = Agent(name="a", instructions=SYSTEM, tools=[read_file])
+    tool = {"type": "function", "name": read_file.name, "parameters": read_file.params_json_schema}
+    tools = [{**tool, "description": read_file.description}]
+    items: list[Any] = [{"role": "user", "content": TASK}]
+    for step, (calls, lines, user) in enumerate(plan):
+        for i in range(calls):
+            call_id = f"c{step}_{i}"
+            items.append({"type": "function_call", "call_id": call_id, "name": "read_file",
+                          "arguments": "{}"})  # fmt: skip
+        for i in range(calls):
+            output = source_file(f"{step}_{i}", lines)
+            items.append({"type": "function_call_output", "call_id": f"c{step}_{i}",
+                          "output": output})  # fmt: skip
+        if not calls:
+            items.append({"role": "assistant", "content": "ok " * lines})
+        if user:
+            items.append({"role": "user", "content": f"next {step}"})
+        sent = asyncio.run(fold(call_data(agent, list(items))))
+        assert sent.instructions == SYSTEM
+        assert cf.validate(sent.input, format="openai-responses") == []
+        request = {"input": [{"role": "system", "content": SYSTEM}, *sent.input], "tools": tools}
+        tokens = cf.count_tokens(request, "gpt-4o", format="openai-responses")
+        assert fold.manager is not None
+        assert tokens == fold.manager.tokens()  # what is sent is exactly what the manager counted
+        assert fold.report is None or tokens <= budget or not fold.report.fits  # never silent
+    assert fold.restarts == 0
 
 
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:
