@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -98,7 +99,9 @@ def test_a_150_turn_runner_loop_is_never_refused() -> None:
         result = run(
             server,
             [read_file, fold.recall_tool()],
-            lambda agent: Runner.run(agent, TASK, run_config=fold.run_config(), max_turns=200),
+            lambda agent: Runner.run(
+                agent, TASK, run_config=fold.run_config(), hooks=fold.hooks(), max_turns=200
+            ),
         )
     assert result.final_output == FINAL
     log = server.log
@@ -113,6 +116,7 @@ def test_a_150_turn_runner_loop_is_never_refused() -> None:
     assert fold.restarts == 0  # every call only added the new items
     assert fold.report is not None
     assert fold.report.compacted
+    assert re.search(r"1.000x\+0 from \d+ requests", fold.report.counter)  # calibrated, exact
     # The SDK's own history is untouched: every file read is in the result verbatim.
     items: list[Any] = result.to_input_list()
     outputs = [i for i in items if i.get("type") == "function_call_output"]

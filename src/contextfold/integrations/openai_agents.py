@@ -18,6 +18,8 @@ Rules:
    run_config=s.run_config())`. Its items are the whole history; only requests shrink.
 5. The recall tool is a `FunctionTool` answering from the filter's archive; a bad call
    gets an error text the model can act on, never an exception.
+6. `hooks()` calibrates: the input tokens the provider reports for each call teach the
+   manager how its counts compare (what the SDK adds in converting the items included).
 """
 
 from __future__ import annotations
@@ -30,7 +32,15 @@ from typing import Any
 import contextfold as cf
 
 try:
-    from agents import Agent, FunctionTool, RunConfig, TResponseInputItem
+    from agents import (
+        Agent,
+        FunctionTool,
+        ModelResponse,
+        RunConfig,
+        RunContextWrapper,
+        RunHooks,
+        TResponseInputItem,
+    )
     from agents.memory import Session, SessionSettings
     from agents.run_config import CallModelData, ModelInputData
     from agents.tool_context import ToolContext
@@ -129,6 +139,11 @@ class ContextFoldFilter:
         """A `RunConfig` with this filter (and any other RunConfig options)."""
         return RunConfig(call_model_input_filter=self, **options)
 
+    def hooks(self) -> RunHooks[Any]:
+        """Run hooks that calibrate the counts with the provider's reported input tokens
+        (rule 6): `Runner.run(..., run_config=fold.run_config(), hooks=fold.hooks())`."""
+        return _Calibration(self)
+
     async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
         """Compact the input of one model call (rules 1-3)."""
         instructions = data.model_data.instructions
@@ -163,6 +178,20 @@ class ContextFoldFilter:
 
     def _new(self, instructions: str | None, tools: list[dict[str, object]]) -> None:
         self.manager = self._make(system=instructions, tools=tools)
+
+
+class _Calibration(RunHooks[Any]):
+    """Feeds each response's input tokens to the manager whose view was just sent."""
+
+    def __init__(self, fold: ContextFoldFilter) -> None:
+        self._fold = fold
+
+    async def on_llm_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    ) -> None:
+        manager = self._fold.manager
+        if manager is not None and response.usage.input_tokens > 0:
+            manager.observe_usage(response.usage.input_tokens)
 
 
 class ContextFoldSession:
@@ -213,6 +242,10 @@ class ContextFoldSession:
     def run_config(self, **options: Any) -> RunConfig:
         """A `RunConfig` whose model-input filter is this session's."""
         return self.filter.run_config(**options)
+
+    def hooks(self) -> RunHooks[Any]:
+        """Run hooks calibrating this session's counts (see `ContextFoldFilter.hooks`)."""
+        return self.filter.hooks()
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The whole history (the latest `limit` items when given)."""
