@@ -47,7 +47,13 @@ async def review(task: str, model: str, budget: int, max_turns: int) -> int:
             tools=[read_file, fold.recall_tool()],  # the model can fetch what was folded
             model=OpenAIChatCompletionsModel(model=model, openai_client=client),
         )
-        result = await Runner.run(agent, task, run_config=fold.run_config(), max_turns=max_turns)
+        result = await Runner.run(
+            agent,
+            task,
+            run_config=fold.run_config(),
+            hooks=fold.hooks(),  # calibrates the counts with the reported input tokens
+            max_turns=max_turns,
+        )
     print(result.final_output)
     if fold.report is not None:
         print(f"contextfold: {fold.report.describe()}", file=sys.stderr)
