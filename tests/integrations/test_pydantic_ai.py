@@ -39,6 +39,7 @@ from pydantic_ai.messages import (
     ModelResponsePart,
     SystemPromptPart,
     TextPart,
+    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -156,6 +157,10 @@ def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
         ModelRequest(parts=[SystemPromptPart(SYSTEM), UserPromptPart(TASK)]),
         ModelResponse(parts=[TextPart("Reading."), ToolCallPart("read_file", {"path": "a"}, "c1")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "print(1)", "c1")]),
+        ModelResponse(parts=[ThinkingPart("Nothing to say yet.")]),  # the same wire as the next
+        ModelRequest(parts=[UserPromptPart("go on")]),
+        ModelResponse(parts=[]),
+        ModelRequest(parts=[UserPromptPart("go on")]),
     ]
     out = asyncio.run(fold(list(history)))
     assert len(out) == len(history)

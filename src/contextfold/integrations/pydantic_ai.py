@@ -57,8 +57,10 @@ __all__ = ["ContextFoldProcessor", "recall_tool"]
 
 _FORMAT = "openai-chat"
 Wire: TypeAlias = dict[str, Any]
-Origin: TypeAlias = tuple[ModelRequestPart | ModelResponse, ModelMessage]
-"""What a wire message came from: the part (or whole response) and its message."""
+Origin: TypeAlias = tuple[cf.Message, ModelRequestPart | ModelResponse, ModelMessage]
+"""A message the manager holds, and the part (or whole response) it came from with its
+pydantic-ai message. Keyed by the neutral message's identity, which the manager keeps for
+messages a compaction leaves unchanged; the entry holds the message so the id stays its."""
 
 
 def recall_tool(archive: cf.Archive) -> Tool[Any]:
@@ -118,14 +120,14 @@ def _response_wire(message: ModelResponse) -> Wire:
     return wire
 
 
-def _wires(message: ModelMessage) -> list[tuple[Wire, Origin]]:
+Source: TypeAlias = tuple[ModelRequestPart | ModelResponse, ModelMessage]
+"""The part (or whole response) a wire message comes from, and its pydantic-ai message."""
+
+
+def _wires(message: ModelMessage) -> list[tuple[Wire, Source]]:
     if isinstance(message, ModelResponse):
         return [(_response_wire(message), (message, message))]
     return [(_request_wire(part), (part, message)) for part in message.parts]
-
-
-def _key(wire: object) -> str:
-    return json.dumps(wire, sort_keys=True, default=str)
 
 
 # --- OpenAI chat wire -> pydantic-ai ------------------------------------------------------
@@ -219,7 +221,9 @@ class ContextFoldProcessor:
         self.restarts = 0
         """Times a history did not extend the previous view and the manager started again."""
         self._sent: list[ModelMessage] = []
-        self._origins: dict[str, Origin] = {}
+        self._origins: dict[int, Origin] = {}
+        self._sent_view: list[cf.Message] = []
+        """The manager's messages behind the view returned last."""
         self._lock = asyncio.Lock()
 
     @property
@@ -241,10 +245,7 @@ class ContextFoldProcessor:
             manager = self._manager_for(messages)
             new = messages[len(self._sent) :]
             self._observe(manager, new)
-            for message in new:
-                for wire, origin in _wires(message):
-                    manager.add(wire)
-                    self._origins[_key(self._normal(wire))] = origin
+            self._add(manager, [w for message in new for w in _wires(message)])
             view = await manager.aview()
             self._sent = self._messages(manager, view)
             return list(self._sent)
@@ -259,7 +260,7 @@ class ContextFoldProcessor:
         if not extends:
             self.restarts += self.manager is not None
             self.manager = self._new()
-            self._sent, self._origins = [], {}
+            self._sent, self._origins, self._sent_view = [], {}, []
         assert self.manager is not None
         return self.manager
 
@@ -274,34 +275,40 @@ class ContextFoldProcessor:
         if tokens > 0:
             manager.observe_usage(tokens)
 
-    @staticmethod
-    def _normal(wire: Wire) -> object:
-        """The wire as the manager renders it (so unchanged messages are found again)."""
-        _, conversation = cf.parse([wire], _FORMAT)
-        rendered = cf.render(conversation, _FORMAT)
-        assert isinstance(rendered, list)
-        return rendered[0]
+    def _add(self, manager: cf.ContextManager, wires: list[tuple[Wire, Source]]) -> None:
+        """Add the new wires, remembering which neutral message each became."""
+        before = len(self._sent_view)
+        for wire, _ in wires:
+            manager.add(wire)
+        held = manager.messages()
+        added = held[before:]
+        if len(added) == len(wires):  # one message per chat wire, as the adapter reads them
+            for message, (_, (part, owner)) in zip(added, wires, strict=True):
+                self._origins[id(message)] = (message, part, owner)
 
     def _messages(self, manager: cf.ContextManager, view: list[object]) -> list[ModelMessage]:
         """The view as pydantic-ai messages (rule 4); forgets origins no longer in view."""
         wires: list[Wire] = [w for w in view if isinstance(w, dict)]
         names = _tool_names(wires)
-        origins: dict[str, Origin] = {}
+        origins: dict[int, Origin] = {}
         out: list[ModelMessage] = []
         request = _Request()
-        for wire, message in zip(wires, manager.messages(), strict=True):
-            key = _key(wire)
-            origin = self._origins.get(key)
-            if origin is not None:
-                origins[key] = origin
+        held = manager.messages()
+        for wire, message in zip(wires, held, strict=True):
+            origin = self._origins.get(id(message))
+            if origin is not None and origin[0] is message:
+                origins[id(message)] = origin
+                found: ModelRequestPart | ModelResponse | None = origin[1]
+            else:
+                found = None
             if wire["role"] == "assistant":
                 request.flush(out)
-                found = origin[0] if origin is not None else None
                 out.append(found if isinstance(found, ModelResponse) else _new_response(wire))
-            elif origin is not None and not isinstance(origin[0], ModelResponse):
-                request.add(origin[0], origin[1])
+            elif found is not None and not isinstance(found, ModelResponse):
+                request.add(found, origin[2] if origin is not None else None)
             else:
                 request.add(_new_request_part(wire, message, names), None)
         request.flush(out)
         self._origins = origins
+        self._sent_view = held
         return out
