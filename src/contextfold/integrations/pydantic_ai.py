@@ -15,7 +15,8 @@ Rules:
    text and tool calls. Parts without an OpenAI chat form (files, thinking, native tools)
    count as their text; they travel only inside messages that come back unchanged.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
-   provider details kept); a request whose parts all come back together stays one request.
+   provider details kept), found by the identity of the neutral message the manager keeps
+   for each; a request whose parts all come back together stays one request.
    Compaction artifacts become new parts: a summary a `CompactionPart` (pydantic-ai sends
    it as a summary in the user's voice), the user's rules and markers user and tool text.
 5. The provider's reported input tokens on each response calibrate the manager's counts.
@@ -215,7 +216,7 @@ class ContextFoldProcessor:
             counter=counter,
             archive=self.archive,
         )
-        self._new()  # bad settings fail here, not at the first model request
+        self._make()  # bad settings fail here, not at the first model request
         self.manager: cf.ContextManager | None = None
         """The manager behind the latest request (None before the first)."""
         self.restarts = 0
@@ -259,13 +260,10 @@ class ContextFoldProcessor:
         )
         if not extends:
             self.restarts += self.manager is not None
-            self.manager = self._new()
+            self.manager = self._make()
             self._sent, self._origins, self._sent_view = [], {}, []
         assert self.manager is not None
         return self.manager
-
-    def _new(self) -> cf.ContextManager:
-        return self._make()
 
     def _observe(self, manager: cf.ContextManager, new: list[ModelMessage]) -> None:
         """Calibrate with the input tokens the provider reported for the view sent last."""
