@@ -128,7 +128,7 @@ def trim_wire(
 
 def compact_wire(
     wire: Sequence[Wire], budget: int, policy: cf.Policy, counter: cf.TokenCounter
-) -> cf.CompactResult:
+) -> cf.CompactResult[Any]:
     """contextfold's one-shot compaction of wire messages."""
     return cf.compact(list(wire), budget, counter=counter, policy=policy, format="openai-chat")
 

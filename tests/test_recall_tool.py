@@ -92,7 +92,7 @@ def test_definition_shape_and_a_strict_mode_schema(format: str) -> None:
 
 def test_each_call_returns_a_fresh_definition() -> None:
     first = recall_tool("anthropic")
-    first["input_schema"]["properties"].clear()  # type: ignore[index]
+    first["input_schema"]["properties"].clear()
     assert recall_tool("anthropic")["input_schema"] != first["input_schema"]
 
 

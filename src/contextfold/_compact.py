@@ -11,6 +11,9 @@ Rules:
 3. Otherwise it is compacted down to the low-water mark (`low` x budget); the report's
    `tokens_after` is counted on the rendered payload, exactly what `count_tokens` says.
 4. `pins` and `droppable` are indices into the payload's message (or item) list.
+5. Types: `compact(payload: P) -> CompactResult[P]`, so a typed caller's message list
+   (e.g. the SDK's TypedDicts) goes back to the SDK without casts. SDK objects given as
+   input come back as their plain JSON form (what the SDK call also accepts).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 from ._adapters import Format, item_count, parse, render, validate
 from ._archive import Archive
@@ -36,12 +40,14 @@ from ._report import Report
 from ._summarizers._protocol import Summarizer
 from ._tokens._protocol import TokenCounter
 
+P = TypeVar("P")
+
 
 @dataclass(frozen=True, slots=True)
-class CompactResult:
+class CompactResult(Generic[P]):
     """The compacted payload, what was done, and the archive behind its markers."""
 
-    payload: object
+    payload: P
     """Same format and shape as the input."""
     report: Report
     archive: Archive
@@ -128,7 +134,7 @@ def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozen
     return frozenset(out)
 
 
-def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
+def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     if not outcome.report.compacted:
         _check_valid(job, payload, outcome, payload)
         return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)
@@ -146,7 +152,7 @@ def _finish(job: _Job, payload: object, outcome: Outcome) -> CompactResult:
     report = dataclasses.replace(
         outcome.report, tokens_after=after, fits=after <= job.settings.budget
     )
-    return CompactResult(rendered, report, job.archive, job.fmt, conversation)
+    return CompactResult(cast(P, rendered), report, job.archive, job.fmt, conversation)
 
 
 def _check_valid(job: _Job, payload: object, outcome: Outcome, out: object) -> None:
@@ -172,7 +178,7 @@ def _check_valid(job: _Job, payload: object, outcome: Outcome, out: object) -> N
     )
 
 
-def _checked(result: CompactResult, strict: bool) -> CompactResult:
+def _checked(result: CompactResult[P], strict: bool) -> CompactResult[P]:
     report = result.report
     if strict and not report.fits:
         raise BudgetUnreachable(max(report.protected_tokens, report.tokens_after), report.budget)
@@ -180,7 +186,7 @@ def _checked(result: CompactResult, strict: bool) -> CompactResult:
 
 
 def compact(
-    payload: object,
+    payload: P,
     budget: int,
     model: str | None = None,
     *,
@@ -193,7 +199,7 @@ def compact(
     policy: Policy | None = None,
     strict: bool = False,
     **options: object,
-) -> CompactResult:
+) -> CompactResult[P]:
     """Fit `payload` into `budget` tokens; policy fields may be passed as keywords.
 
     Raises:
@@ -220,7 +226,7 @@ def compact(
 
 
 async def acompact(
-    payload: object,
+    payload: P,
     budget: int,
     model: str | None = None,
     *,
@@ -233,7 +239,7 @@ async def acompact(
     policy: Policy | None = None,
     strict: bool = False,
     **options: object,
-) -> CompactResult:
+) -> CompactResult[P]:
     """Awaitable `compact`: summaries come from `asummarize` when the summarizer has it."""
     job = _job(
         payload,

@@ -13,6 +13,9 @@ Rules:
 5. Pins and marks follow their messages through compactions (by sequence number).
 6. `snapshot()` is plain JSON with the policy and the archive's place; `restore()` checks
    it and continues exactly where the snapshot was taken.
+7. Types: `ContextManager[W]` hands out `list[W]`, W being the caller's wire message type
+   (e.g. `ChatCompletionMessageParam`, anthropic's `MessageParam`); unparameterised it is
+   `Any`, so a typed caller passes `view()` to the SDK without casts either way.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from statistics import median
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from ._adapters import check_format, parse, render
 from ._adapters._sdk import to_plain
@@ -46,6 +50,16 @@ from ._strategies._steps import Prune, chain
 from ._summarizers._protocol import Summarizer
 from ._tokens._calibrated import CalibratedCounter
 from ._tokens._protocol import TokenCounter
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    W = TypeVar("W", default=Any)
+else:  # the default matters only to type checkers; the core needs no typing_extensions
+    from typing import TypeVar
+
+    W = TypeVar("W")
+"""The wire message type a view holds."""
 
 _WINDOW = 16
 _TURN_WINDOW = 16
@@ -118,7 +132,7 @@ class _Entry:
     wire: object = None
 
 
-class ContextManager:
+class ContextManager(Generic[W]):
     """Holds an agent's history and hands out a view that fits the budget."""
 
     def __init__(
@@ -225,7 +239,7 @@ class ContextManager:
         """The current view in neutral form."""
         return [e.message for e in self._entries]
 
-    def view(self) -> list[object]:
+    def view(self) -> list[W]:
         """The wire messages to send now, compacted first if the view is past a mark."""
         self._note_turn()
         trigger, flow = self._flow()
@@ -239,7 +253,7 @@ class ContextManager:
         if grown > 0:
             self._turns.append(self.counter.estimate(grown) - self.counter.estimate(0))
 
-    async def aview(self) -> list[object]:
+    async def aview(self) -> list[W]:
         """Awaitable `view`: summaries come from `asummarize` when available."""
         self._note_turn()
         trigger, flow = self._flow()
@@ -323,12 +337,12 @@ class ContextManager:
         seq = old[origin].seq if origin is not None else None
         return _Entry(message, seq, self.counter.inner.count(message))
 
-    def _render(self) -> list[object]:
+    def _render(self) -> list[W]:
         if self._wires is None:
             self._wires = [w for w in map(self._wire, self._entries) if w is not _SKIP]
         self._sent = self._overhead_raw + self._raw_total
         self._raw_seen = self._raw_total
-        return list(self._wires)
+        return cast(list[W], list(self._wires))
 
     def _wire(self, entry: _Entry) -> object:
         """The entry's wire form, rendered once; Anthropic's system prompt is not a message."""
@@ -340,7 +354,7 @@ class ContextManager:
             entry.wire = rendered[0]
         return entry.wire
 
-    def system_prompt(self) -> object:
+    def system_prompt(self) -> str | list[Any] | None:
         """Anthropic's top-level `system` for the current view (None for other formats)."""
         system = tuple(e.message for e in self._entries if e.message.role == "system")
         if self.format != "anthropic" or not system:
@@ -392,7 +406,7 @@ class ContextManager:
         counter: TokenCounter | None = None,
         archive: Archive | None = None,
         policy: Policy | None = None,
-    ) -> ContextManager:
+    ) -> ContextManager[Any]:
         """A manager continuing from `snapshot`: its policy and archive unless given here.
 
         Raises:

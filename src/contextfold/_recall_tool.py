@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Final, assert_never
+from typing import Any, Final, assert_never
 
 from ._adapters import check_format
 from ._archive import Archive
@@ -74,8 +74,11 @@ def _schema() -> dict[str, object]:
     }
 
 
-def recall_tool(format: str) -> dict[str, object]:
-    """The recall tool definition for `format` ("openai-chat", "openai-responses", "anthropic")."""
+def recall_tool(format: str) -> Any:
+    """The recall tool definition for `format` ("openai-chat", "openai-responses", "anthropic").
+
+    A plain dict, typed `Any` so that it passes as the SDK's own tool parameter type.
+    """
     fmt = check_format(format)
     match fmt:
         case "openai-chat":

@@ -154,7 +154,7 @@ def test_help_shows_an_example_everywhere() -> None:
     assert top.code == 0
     assert "Example:" in top.stdout
     assert all(c in top.stdout for c in ("compact", "inspect", "recall", "batch"))
-    assert run("--version").stdout == f"contextfold {cf.__version__}\n"
+    assert run("--version").stdout == f"contextfold {cf.__version__} (MIT License)\n"
 
 
 def _sample() -> list[tuple[str, list[dict[str, object]]]]:

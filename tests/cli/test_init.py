@@ -48,4 +48,4 @@ def test_python_dash_m_runs_the_same_command_line() -> None:
         check=False,
     )
     assert done.returncode == 0
-    assert done.stdout == f"contextfold {contextfold.__version__}\n"
+    assert done.stdout == f"contextfold {contextfold.__version__} (MIT License)\n"

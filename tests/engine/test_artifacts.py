@@ -143,6 +143,6 @@ def test_stateless_callers_keep_the_card_and_i7() -> None:
     again = cf.compact(json.loads(json.dumps(first.payload)), 700)  # fresh archive
     assert again.payload == first.payload
     assert not again.report.compacted
-    grown = [*again.payload, *history[-8:]]  # type: ignore[misc]
+    grown = [*again.payload, *history[-8:]]
     third = cf.compact(grown, 700)
     assert "Never push to main." in (_artifact(third.payload, "card") or "")

@@ -55,7 +55,7 @@ def wire_cases(draw: st.DrawFn) -> WireCase:
     return WireCase(fmt, payload, budget, frozenset(pins))
 
 
-def run(case: WireCase, payload: object | None = None) -> cf.CompactResult:
+def run(case: WireCase, payload: object | None = None) -> cf.CompactResult[object]:
     return cf.compact(
         case.payload if payload is None else payload,
         case.budget,

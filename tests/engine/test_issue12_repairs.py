@@ -26,7 +26,7 @@ def body(*messages: dict[str, Any]) -> dict[str, Any]:
     return {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": list(messages)}
 
 
-def compacted(payload: Any, fmt: str, budget: int = 100_000) -> cf.CompactResult:
+def compacted(payload: Any, fmt: str, budget: int = 100_000) -> cf.CompactResult[Any]:
     result = cf.compact(payload, budget, format=fmt)
     assert cf.validate(result.payload, fmt) == []
     return result

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import logging
 import warnings
+from importlib.metadata import PackageNotFoundError, metadata
 
 import typer
 
 import contextfold
 
-from . import _batch, _compact, _inspect, _recall
+from . import _batch, _compact, _example, _inspect, _recall
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -32,14 +33,26 @@ for _module, _name in (
     (_inspect, "inspect"),
     (_recall, "recall"),
     (_batch, "batch"),
+    (_example, "example"),
 ):
-    app.command(_name, epilog=_module.EXAMPLE, no_args_is_help=True)(getattr(_module, _name))
+    app.command(_name, epilog=_module.EXAMPLE, no_args_is_help=_name != "example")(
+        getattr(_module, _name)
+    )
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"contextfold {contextfold.__version__}")
+        typer.echo(f"contextfold {contextfold.__version__} ({_license()} License)")
         raise typer.Exit
+
+
+def _license() -> str:
+    """The license the installed distribution declares (its metadata, not a copy)."""
+    try:
+        meta = metadata("contextfold")
+    except PackageNotFoundError:
+        return "unknown"
+    return meta["License-Expression"] or meta["License"] or "unknown"
 
 
 class _Stderr(logging.Handler):

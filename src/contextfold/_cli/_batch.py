@@ -204,7 +204,7 @@ def _compact_line(
     )
 
 
-def _compact(payload: object, settings: Settings, fmt: str | None) -> cf.CompactResult:
+def _compact(payload: object, settings: Settings, fmt: str | None) -> cf.CompactResult[object]:
     model = settings.model
     budget = settings.budget.resolve(lambda: cf.count_tokens(payload, model, format=fmt))
     result = cf.compact(

@@ -24,6 +24,7 @@ from ._io import (
     EXIT_NOT_FIT,
     display_name,
     fail,
+    input_size,
     load_json,
     read_bytes,
     reject_high,
@@ -48,6 +49,7 @@ from ._options import (
     policy,
     tokens_only,
 )
+from ._progress import phases
 
 EXAMPLE = "\b\nExample:\n  contextfold compact session.json --budget 8000 --model gpt-4o > out.json"
 
@@ -101,10 +103,11 @@ def compact(
     choice.check()
     name = display_name(file)
     reject_high(high, "compact")
-    with reporting(name):
+    with reporting(name), phases(input_size(file)) as step:
         rules = policy(high, low, deadline)
         chosen = choice.build()
         payload = load_json(read_bytes(file))
+        step("compacting")
         with _archive_at(archive) as store, _format_hint(name, payload, format.option()):
             result = cf.compact(
                 payload,
@@ -116,9 +119,11 @@ def compact(
                 pins=pin or (),
                 policy=rules,
             )
+        step("checking the output")
         problems = cf.validate(result.payload, result.format)
         if problems:
             fail(f"{name}: {problems[0]}")
+        step("writing")
         if report is not None:
             write(report, to_json(result.report.to_dict(), indent=2) + "\n")
         write("-", to_json(result.payload) + "\n")
@@ -163,7 +168,9 @@ def _archive_at(path: str | None) -> Iterator[cf.Archive]:
         raise
 
 
-def _tell(name: str, result: cf.CompactResult, archive: str | None, spec: str | None) -> None:
+def _tell(
+    name: str, result: cf.CompactResult[object], archive: str | None, spec: str | None
+) -> None:
     """The short human summary on stderr."""
     report = result.report
     messages = len(result.conversation.messages)

@@ -119,6 +119,16 @@ def reject_high(high: float | None, command: str) -> None:
         )
 
 
+def input_size(path: str) -> int:
+    """Bytes in the input file (0 for stdin or a file that cannot be read: read_bytes says why)."""
+    if path == STDIO:
+        return 0
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
+
+
 def read_bytes(path: str) -> bytes:
     """The whole input: a file, or standard input for `-`."""
     if path == STDIO:

@@ -203,10 +203,13 @@ def fit_card(
     span: str | None = None,
     dense: bool = False,
     full_only: bool = False,
+    pointer: bool = False,
 ) -> str | None:
     """The card text that fits `room` tokens (rule 3), or None when there is nothing to show.
     `span`: a folded span's reference to keep reachable through the block entry (dense);
-    `full_only`: None unless the full card fits."""
+    `full_only`: None unless the full card fits; `pointer`: when not even the bare header
+    fits, the bare header all the same (the output is over its budget anyway, and the
+    header's block reference is what keeps the span reachable from it)."""
     if not state.statements and span is None:
         return None
     full = render_card(state)
@@ -228,7 +231,7 @@ def fit_card(
             low = mid
         else:
             high = mid - 1
-    if low == 0 and _cost(render_card(state, block=block, shown=0), counter) > room:
+    if low == 0 and not pointer and _cost(render_card(state, block=block, shown=0), counter) > room:
         return None
     return render_card(state, block=block, shown=low)
 

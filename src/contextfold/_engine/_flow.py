@@ -183,9 +183,11 @@ def _new_artifacts(
     first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
     if first is None or anchor <= first:
         anchor = BEFORE_ALL
+    archived = len(applied.refs)
     state, block, stale = card_after(
         parts.card, applied.timeline, marks.pinned, archive, applied.refs
     )
+    superseded = tuple(applied.refs[archived:])
     alternate = SHAPES[settings.format].alternate
     bridge = _bridge_cost(settings.counter) if alternate else 0
     room, most = (
@@ -214,6 +216,7 @@ def _new_artifacts(
         counter=settings.counter,
         archive=archive,
         stale=tuple(stale),
+        superseded=superseded,
     )
     _keep_artifacts(
         archive, applied.refs, (parts.card, filled.card), (parts.summary, filled.summary)

@@ -78,10 +78,12 @@ def fill(
     counter: TokenCounter,
     archive: Archiver,
     stale: tuple[str, ...] = (),
+    superseded: tuple[str, ...] = (),
 ) -> Generator[SummaryRequest, SummaryResult, Filled]:
     """The card and the summary for `room` tokens (rules 2-6); the card may take up to
     `most` (the room under the card ceiling); `stale`: statements no longer current,
-    which the summary must not show."""
+    which the summary must not show; `superseded`: their archive references, listed in the
+    span's entry so that they stay reachable from the output."""
     room = min(room, most)
     if not applied.folded:  # dropped only: the summary stays, the span rides in the card
         kept = _cost(Summary(previous), counter) if previous else 0
@@ -93,7 +95,7 @@ def fill(
             applied.refs.append(replaced)
             earlier = f"{earlier} (summary: {replaced})" if earlier else f"summary {replaced}"
             previous, kept = None, 0
-        span = make_span(applied, earlier, archive)
+        span = make_span(applied, earlier, archive, superseded)
         card = fit_card(
             state,
             most - kept,
@@ -103,9 +105,10 @@ def fill(
             previous_block=previous_block,
             span=span,
             dense=True,
+            pointer=previous is None and most < 0,
         )
         return Filled(card, previous, _shown(card))
-    span = make_span(applied, summary_span(previous), archive)
+    span = make_span(applied, summary_span(previous), archive, superseded)
     intro = _cost(Summary(summary_text("", span)), counter)
     card = fit_card(
         state,
@@ -133,7 +136,9 @@ def fill(
         if previous is not None:
             applied.refs.append(archive.put(previous))
         if card is None:
-            card = fit_card(state, most, counter, archive, applied.refs, span=span, dense=True)
+            card = fit_card(
+                state, most, counter, archive, applied.refs, span=span, dense=True, pointer=most < 0
+            )
         return Filled(card, None, _shown(card))
     reserve = reserve_for(policy, budget)
     step = policy.steps.get("summarize")

@@ -94,8 +94,11 @@ def has_body(text: str) -> bool:
     return "\n" in text.strip()
 
 
-def make_span(applied: Applied, earlier: str | None, archive: Archiver) -> str:
-    """Archive the list of folded messages (rule 4); returns its reference."""
+def make_span(
+    applied: Applied, earlier: str | None, archive: Archiver, replaced: Sequence[str] = ()
+) -> str:
+    """Archive the list of folded messages (rule 4) and of the statements the user replaced
+    (`replaced`, their references); returns its reference."""
     lines = ["Messages taken out of view, oldest first (recall a ref for the message):"]
     gone = [*zip(applied.folded, applied.folded_refs, strict=True)]
     gone += zip(applied.dropped, applied.dropped_refs, strict=True)
@@ -104,6 +107,8 @@ def make_span(applied: Applied, earlier: str | None, archive: Archiver) -> str:
         lines.append(f"- {ref} {message.role}: {words[:_PREVIEW]}")
     if earlier:
         lines.append(f"Folded before these: {earlier}")
+    if replaced:
+        lines.append(f"Statements the user has since replaced: {', '.join(replaced)}")
     ref = archive.put("\n".join(lines), label="folded span")
     applied.refs.append(ref)
     return ref
