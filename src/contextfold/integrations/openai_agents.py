@@ -155,7 +155,7 @@ class ContextFoldFilter:
             self._ends = (items[0], items[-1]) if items else None
             view = await manager.aview()
         start = 1 if instructions is not None and view else 0
-        sent: list[TResponseInputItem] = list(view[start:])  # type: ignore[arg-type]
+        sent: list[TResponseInputItem] = list(view[start:])
         return ModelInputData(input=sent, instructions=instructions)
 
     def _manager_for(
