@@ -164,6 +164,11 @@ def test_each_call_adds_only_the_new_items_and_another_history_restarts() -> Non
     sent = asyncio.run(fold(call_data(agent, other)))
     assert fold.restarts == 1
     assert sent.input == other
+    review = "You review tests."
+    handoff: Agent[Any] = Agent(name="b", instructions=review, tools=[read_file])
+    data = CallModelData(ModelInputData(input=other, instructions=review), handoff, None)
+    assert asyncio.run(fold(data)).input == other  # other instructions: started again
+    assert fold.restarts == 2
 
 
 steps = st.lists(
