@@ -1,0 +1,273 @@
+"""contextfold for the OpenAI Agents SDK: a model-input filter, a session and the recall tool.
+
+Rules:
+1. `ContextFoldFilter` is a `RunConfig.call_model_input_filter`: before every model call it
+   hands the SDK's input items (OpenAI Responses items) to one `cf.ContextManager` and
+   sends the manager's view instead. The SDK's own history is never changed: the filter
+   only decides what goes out, so a run's result and a session keep every item.
+2. A call costs O(new items): the filter remembers how many items it has seen, and when
+   the next input extends them (same first and last seen item) only the new items are
+   added. Any other input (another conversation, an edited history, other instructions
+   or tools) starts the manager again from the whole input; the archive is kept, so
+   references shown earlier still recall.
+3. The agent's instructions are the system prompt: the manager counts them (with the
+   agent's function tools) and keeps the user's rules right after them, but they still
+   go out as `instructions`, as the SDK sent them.
+4. `ContextFoldSession` keeps one filter per session next to the session's items (in
+   memory, or in any `Session` it wraps): `Runner.run(..., session=s,
+   run_config=s.run_config())`. Its items are the whole history; only requests shrink.
+5. The recall tool is a `FunctionTool` answering from the filter's archive; a bad call
+   gets an error text the model can act on, never an exception.
+6. `hooks()` calibrates: the input tokens the provider reports for each call teach the
+   manager how its counts compare (what the SDK adds in converting the items included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import contextfold as cf
+
+try:
+    from agents import (
+        Agent,
+        FunctionTool,
+        ModelResponse,
+        RunConfig,
+        RunContextWrapper,
+        RunHooks,
+        TResponseInputItem,
+    )
+    from agents.memory import Session, SessionSettings
+    from agents.run_config import CallModelData, ModelInputData
+    from agents.tool_context import ToolContext
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.openai_agents needs the OpenAI Agents SDK: "
+        "pip install 'contextfold[openai-agents]'"
+    ) from exc
+
+__all__ = ["ContextFoldFilter", "ContextFoldSession", "recall_tool"]
+
+_FORMAT = "openai-responses"
+
+
+def recall_tool(archive: cf.Archive) -> FunctionTool:
+    """The recall tool as an Agents SDK `FunctionTool` answering from `archive`."""
+    spec = cf.recall_tool(_FORMAT)
+
+    async def invoke(context: ToolContext[Any], arguments: str) -> str:
+        text, _is_error = cf.answer_recall(archive, arguments)
+        return text
+
+    parameters = spec["parameters"]
+    assert isinstance(parameters, dict)
+    return FunctionTool(
+        name=cf.RECALL_TOOL_NAME,
+        description=str(spec["description"]),
+        params_json_schema=parameters,
+        on_invoke_tool=invoke,
+        strict_json_schema=True,
+    )
+
+
+def _tool_specs(agent: Agent[Any]) -> list[dict[str, object]]:
+    """The agent's function tools in the Responses wire shape (what the manager counts)."""
+    return [
+        {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.params_json_schema,
+        }
+        for tool in agent.tools
+        if isinstance(tool, FunctionTool)
+    ]
+
+
+class ContextFoldFilter:
+    """A `call_model_input_filter` that keeps every model call within `budget` tokens."""
+
+    def __init__(
+        self,
+        budget: int,
+        model: str | None = None,
+        *,
+        policy: cf.Policy | None = None,
+        summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
+        archive: cf.Archive | None = None,
+        **options: object,
+    ) -> None:
+        self.budget = budget
+        self.model = model
+        self.archive = archive if archive is not None else cf.Archive()
+        self._make = functools.partial(
+            cf.ContextManager,
+            budget,
+            model,
+            format=_FORMAT,
+            policy=(policy or cf.Policy()).replace(**options) if options else policy,
+            summarizer=summarizer,
+            counter=counter,
+            archive=self.archive,
+        )
+        self.manager: cf.ContextManager | None = None
+        """The manager behind the latest call (None before the first)."""
+        self.restarts = 0
+        """Times an input did not extend the previous one and the manager started again."""
+        self._key: tuple[str | None, tuple[str, ...]] | None = None
+        self._seen = 0
+        self._ends: tuple[object, object] | None = None
+        self._lock = asyncio.Lock()
+        self._new(None, [])  # bad settings fail here, not at the first model call
+        self.manager = None
+
+    @property
+    def report(self) -> cf.Report | None:
+        """The report of the latest compaction (None until one ran)."""
+        return None if self.manager is None else self.manager.last_report
+
+    def recall_tool(self) -> FunctionTool:
+        """The recall tool answering from this filter's archive; add it to the agent's tools."""
+        return recall_tool(self.archive)
+
+    def run_config(self, **options: Any) -> RunConfig:
+        """A `RunConfig` with this filter (and any other RunConfig options)."""
+        return RunConfig(call_model_input_filter=self, **options)
+
+    def hooks(self) -> RunHooks[Any]:
+        """Run hooks that calibrate the counts with the provider's reported input tokens
+        (rule 6): `Runner.run(..., run_config=fold.run_config(), hooks=fold.hooks())`."""
+        return _Calibration(self)
+
+    async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
+        """Compact the input of one model call (rules 1-3)."""
+        instructions = data.model_data.instructions
+        items = data.model_data.input
+        async with self._lock:
+            manager = self._manager_for(instructions, _tool_specs(data.agent), items)
+            manager.extend(items[self._seen :])
+            self._seen = len(items)
+            self._ends = (items[0], items[-1]) if items else None
+            view = await manager.aview()
+        start = 1 if instructions is not None and view else 0
+        sent: list[TResponseInputItem] = list(view[start:])
+        return ModelInputData(input=sent, instructions=instructions)
+
+    def _manager_for(
+        self, instructions: str | None, tools: list[dict[str, object]], items: Sequence[object]
+    ) -> cf.ContextManager:
+        key = (instructions, tuple(str(t["name"]) for t in tools))
+        extends = (
+            self.manager is not None
+            and key == self._key
+            and len(items) >= self._seen
+            and (self._ends is None or (items[0], items[self._seen - 1]) == self._ends)
+        )
+        if not extends:
+            self.restarts += self._key is not None
+            self._key = key
+            self._seen = 0
+            self._new(instructions, tools)
+        assert self.manager is not None
+        return self.manager
+
+    def _new(self, instructions: str | None, tools: list[dict[str, object]]) -> None:
+        self.manager = self._make(system=instructions, tools=tools)
+
+
+class _Calibration(RunHooks[Any]):
+    """Feeds each response's input tokens to the manager whose view was just sent."""
+
+    def __init__(self, fold: ContextFoldFilter) -> None:
+        self._fold = fold
+
+    async def on_llm_end(
+        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
+    ) -> None:
+        manager = self._fold.manager
+        if manager is not None and response.usage.input_tokens > 0:
+            manager.observe_usage(response.usage.input_tokens)
+
+
+class ContextFoldSession:
+    """An Agents SDK `Session` whose runs send compacted requests (rule 4)."""
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        budget: int,
+        model: str | None = None,
+        *,
+        inner: Session | None = None,
+        policy: cf.Policy | None = None,
+        summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
+        archive: cf.Archive | None = None,
+        **options: object,
+    ) -> None:
+        self.session_id = session_id
+        self.inner = inner
+        self.filter = ContextFoldFilter(
+            budget,
+            model,
+            policy=policy,
+            summarizer=summarizer,
+            counter=counter,
+            archive=archive,
+            **options,
+        )
+        self._items: list[TResponseInputItem] = []
+
+    @property
+    def archive(self) -> cf.Archive:
+        """Where everything compaction folded away is kept."""
+        return self.filter.archive
+
+    @property
+    def report(self) -> cf.Report | None:
+        """The report of the latest compaction (None until one ran)."""
+        return self.filter.report
+
+    def recall_tool(self) -> FunctionTool:
+        """The recall tool answering from this session's archive."""
+        return self.filter.recall_tool()
+
+    def run_config(self, **options: Any) -> RunConfig:
+        """A `RunConfig` whose model-input filter is this session's."""
+        return self.filter.run_config(**options)
+
+    def hooks(self) -> RunHooks[Any]:
+        """Run hooks calibrating this session's counts (see `ContextFoldFilter.hooks`)."""
+        return self.filter.hooks()
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The whole history (the latest `limit` items when given)."""
+        if self.inner is not None:
+            return await self.inner.get_items(limit)
+        return list(self._items if limit is None else self._items[-limit:] if limit else [])
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Append items to the history."""
+        if self.inner is not None:
+            await self.inner.add_items(items)
+        else:
+            self._items.extend(items)
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Remove and return the newest item (the next call starts the manager again)."""
+        if self.inner is not None:
+            return await self.inner.pop_item()
+        return self._items.pop() if self._items else None
+
+    async def clear_session(self) -> None:
+        """Forget the history (the archive keeps what was folded)."""
+        if self.inner is not None:
+            await self.inner.clear_session()
+        self._items.clear()

@@ -1,0 +1,294 @@
+"""The pydantic-ai integration: pydantic-ai's own agent loop against the strict local model
+server stays inside its window for 150 tool turns, keeps the system prompt and the user's
+rules in every request, and recalls a folded result through a pydantic-ai `Tool`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contextfold as cf
+
+from ..servers.chat_model import (
+    FINAL,
+    AgentScript,
+    ChatModelServer,
+    Log,
+    rules_everywhere,
+    source_file,
+)
+
+pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
+pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
+
+from pydantic_ai import Agent, ModelHTTPError
+from pydantic_ai.messages import (
+    CompactionPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
+
+from contextfold.integrations.pydantic_ai import ContextFoldProcessor, recall_tool
+
+SYSTEM = "You are a careful coding agent. Use the tools to read files."
+RULES = "Never push to main. The deadline is 2027-03-14."
+TASK = f"Review every module. {RULES}"
+WINDOW = 8_192
+FILE_LINES = 75
+"""Lines per file read: about 2,500 tokens (o200k), a third of the window."""
+BUDGET = WINDOW - 512  # room for the tool schemas and pydantic-ai's own framing
+NO_LIMIT = UsageLimits(request_limit=None)
+T = TypeVar("T")
+
+
+def read_file(path: str) -> str:
+    """Read a file of the repository."""
+    return source_file(path, FILE_LINES)
+
+
+def run(
+    server: ChatModelServer,
+    capabilities: list[Any],
+    tools: list[Any],
+    go: Callable[[Agent[None, str]], Awaitable[T]],
+) -> T:
+    """Run `go(agent)` with an agent whose model is the local server (its client closed after)."""
+
+    async def main() -> T:
+        provider = OpenAIProvider(base_url=server.base_url, api_key="test-key")
+        async with provider.client:
+            model = OpenAIChatModel("gpt-4o", provider=provider)
+            agent = Agent(
+                model, system_prompt=SYSTEM, capabilities=capabilities, tools=[read_file, *tools]
+            )
+            return await go(agent)
+
+    return asyncio.run(main())
+
+
+def recalled_pages(log: Log, ref: str) -> list[str]:
+    return [
+        m["content"]
+        for body in log.accepted
+        for m in body["messages"]
+        if m.get("role") == "tool" and m["content"].startswith(f"[cf:{ref} recalled")
+    ]
+
+
+def test_a_150_turn_agent_run_is_never_refused() -> None:
+    script = AgentScript(turns=150)
+    fold = ContextFoldProcessor(BUDGET, "gpt-4o")
+    with ChatModelServer(script, window=WINDOW) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [fold.recall_tool()],
+            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    log = server.log
+    assert log.refusals == []
+    assert len(log.accepted) == 152  # 150 reads, one recall, the final answer
+    assert max(log.tokens) <= WINDOW
+    system = {"role": "system", "content": SYSTEM}
+    assert all(body["messages"][0] == system for body in log.accepted)
+    assert rules_everywhere(log, "Never push to main", "2027-03-14")
+    (ref,) = script.recalled
+    assert recalled_pages(log, ref), "the recalled page never reached the model"
+    assert fold.restarts == 0  # every request only added the new messages
+    assert fold.report is not None
+    assert fold.report.compacted
+    summaries = [p for m in result.all_messages() for p in m.parts if isinstance(p, CompactionPart)]
+    assert summaries, "the folded turns are summarized in pydantic-ai's own compaction part"
+
+
+def test_without_the_processor_the_same_loop_is_refused() -> None:
+    script = AgentScript(turns=10)
+    with ChatModelServer(script, window=WINDOW) as server, pytest.raises(ModelHTTPError):
+        run(server, [], [], lambda agent: agent.run(TASK, usage_limits=NO_LIMIT))
+    assert server.log.refusals[0].code == "context_length_exceeded"
+
+
+def test_a_continued_conversation_adds_only_the_new_messages() -> None:
+    script = AgentScript(turns=12)
+    fold = ContextFoldProcessor(BUDGET, "gpt-4o")
+
+    async def two_runs(agent: Agent[None, str]) -> list[ModelMessage]:
+        first = await agent.run(TASK, usage_limits=NO_LIMIT)
+        script.turns, script.recalled = 17, ["done"]
+        second = await agent.run(
+            "Read five more.", message_history=first.all_messages(), usage_limits=NO_LIMIT
+        )
+        return second.all_messages()
+
+    with ChatModelServer(script, window=WINDOW) as server:
+        history = run(server, [fold.capability()], [fold.recall_tool()], two_runs)
+    assert server.log.refusals == []
+    assert fold.restarts == 0
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+    first = history[0]
+    assert isinstance(first, ModelRequest)
+    assert first.parts[0] == SystemPromptPart(SYSTEM, timestamp=first.parts[0].timestamp)  # type: ignore[union-attr]
+
+
+def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
+    fold = ContextFoldProcessor(100_000, "gpt-4o")
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart(SYSTEM), UserPromptPart(TASK)]),
+        ModelResponse(parts=[TextPart("Reading."), ToolCallPart("read_file", {"path": "a"}, "c1")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "print(1)", "c1")]),
+        ModelResponse(parts=[ThinkingPart("Nothing to say yet.")]),  # the same wire as the next
+        ModelRequest(parts=[UserPromptPart("go on")]),
+        ModelResponse(parts=[]),
+        ModelRequest(parts=[UserPromptPart("go on")]),
+    ]
+    out = asyncio.run(fold(list(history)))
+    assert len(out) == len(history)
+    assert all(a is b for a, b in zip(out, history, strict=True))
+    more = [*out, ModelResponse(parts=[TextPart("Done.")])]
+    again = asyncio.run(fold(more))
+    assert all(a is b for a, b in zip(again, more, strict=True))
+    assert fold.restarts == 0
+    asyncio.run(fold([ModelRequest(parts=[UserPromptPart("Another conversation.")])]))
+    assert fold.restarts == 1
+
+
+def test_the_recall_tool_answers_and_explains_bad_calls() -> None:
+    archive = cf.Archive()
+    ref = archive.put("the whole original output")
+    tool = recall_tool(archive)
+    assert tool.name == cf.RECALL_TOOL_NAME
+    assert tool.function(ref=ref, offset=None, limit=None) == "the whole original output"  # type: ignore[call-arg]
+    assert "nothing is archived" in tool.function(ref="r0123456789")  # type: ignore[call-arg]
+
+
+def test_bad_settings_fail_when_the_processor_is_made() -> None:
+    with pytest.raises(cf.ConfigurationError):
+        ContextFoldProcessor(-5)
+    with pytest.raises(cf.ConfigurationError):
+        ContextFoldProcessor(8_000, low=0.95, high=0.5)
+
+
+# --- properties -----------------------------------------------------------------------
+
+
+def wire(messages: list[ModelMessage]) -> list[dict[str, Any]]:
+    """The chat messages pydantic-ai's OpenAI model sends for `messages` (tool pairing view)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            calls = [
+                {
+                    "id": p.tool_call_id,
+                    "type": "function",
+                    "function": {"name": p.tool_name, "arguments": p.args_as_json_str()},
+                }
+                for p in message.parts
+                if isinstance(p, ToolCallPart)
+            ]
+            text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    **({"tool_calls": calls} if calls else {}),
+                }
+            )
+            continue
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart):
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": part.tool_call_id,
+                        "content": part.model_response_str(),
+                    }
+                )
+            elif isinstance(part, SystemPromptPart):
+                out.append({"role": "system", "content": part.content})
+            else:
+                out.append({"role": "user", "content": str(getattr(part, "content", ""))})
+    return out
+
+
+steps = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(1, 120), st.booleans()), min_size=1, max_size=30
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps)
+def test_every_request_is_valid_within_budget_and_keeps_the_system_prompt(
+    plan: list[tuple[int, int, bool]],
+) -> None:
+    budget = 2_500
+    fold = ContextFoldProcessor(budget, "gpt-4o")
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart(SYSTEM), UserPromptPart(TASK)])
+    ]
+    for turn, (calls, lines, user) in enumerate(plan):
+        ids = [f"c{turn}_{i}" for i in range(calls)]
+        reply: list[ModelResponsePart] = [ToolCallPart("read_file", {"path": i}, i) for i in ids]
+        reply = reply or [TextPart("ok " * lines)]
+        history = [*history, ModelResponse(parts=reply)]
+        returns = [ToolReturnPart("read_file", source_file(i, lines), i) for i in ids]
+        if returns or user:
+            history.append(
+                ModelRequest(parts=[*returns, *([UserPromptPart(f"next {turn}")] if user else [])])
+            )
+        history = asyncio.run(fold(history))
+        sent = wire(history)
+        assert cf.validate(sent, format="openai-chat") == []
+        assert sent[0] == {"role": "system", "content": SYSTEM}
+        report = fold.report
+        tokens = cf.count_tokens(sent, "gpt-4o")
+        assert tokens <= budget or (report is not None and not report.fits)  # never silent
+    assert fold.restarts == 0
+
+
+def test_the_example_runs_against_an_openai_compatible_base_url(tmp_path: Path) -> None:
+    script = AgentScript(turns=6)
+    for i in range(1, 7):
+        path = tmp_path / "src" / f"module_{i:03d}.py"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(source_file(f"src/module_{i:03d}.py", FILE_LINES), encoding="utf-8")
+    example = Path(__file__).parents[2] / "examples" / "pydantic_ai_agent.py"
+    with ChatModelServer(script, window=WINDOW) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key"}
+        done = subprocess.run(
+            [sys.executable, str(example), TASK, "--budget", str(WINDOW), "--model", "gpt-4o"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == FINAL
+    assert "contextfold:" in done.stderr  # the report of its compactions
+    assert server.log.refusals == []
+    tool_results = [
+        m for body in server.log.accepted for m in body["messages"] if m["role"] == "tool"
+    ]
+    assert any("line 0 of src/module_006.py" in str(m["content"]) for m in tool_results)
