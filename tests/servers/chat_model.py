@@ -308,7 +308,7 @@ class AgentScript:
 
 
 def source_file(path: str, lines: int = 180) -> str:
-    """A deterministic source file of about 14 tokens a line, named by `path`."""
+    """A deterministic source file of about 33 tokens a line (o200k), named by `path`."""
     stem = re.sub(r"\W", "_", path)
     return "\n".join(
         f"def {stem}_f{i}(value: int) -> int:  # line {i} of {path}: return value + {i * 7}"

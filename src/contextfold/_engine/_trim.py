@@ -7,8 +7,9 @@ Rules:
    head and a tail of about the level (the prune marker in between), so small results
    survive and the big one gives up what the room cannot hold.
 3. The level is checked against the real counter and lowered until the unit fits, down
-   to MIN_KEEP tokens a result; the result is never larger than the allowance when the
-   smallest trim fits it.
+   to MIN_KEEP tokens a result (faster after half the attempts, the smallest trim when
+   they run out); the result is never larger than the allowance when the smallest trim
+   fits it.
 4. Every cut result is archived once, whatever number of attempts the sizing takes.
 """
 
@@ -52,14 +53,21 @@ def trim_span(
     room = allowance - (sum(counts) - sum(sizes.values()))
     level = max(MIN_KEEP, _water_level(list(sizes.values()), room))
     out = list(span)
-    for _ in range(_ATTEMPTS):
+    for attempt in range(_ATTEMPTS):
         size = PruneSize(over=0, keep=level, head_share=head_share)
         out = _cut(span, sizes, size, once, counter)
         over = sum(counter.count(m) for m in out) - allowance
         if over <= 0 or level <= MIN_KEEP:
             break
         cut = sum(1 for size in sizes.values() if size > level)
-        level = max(MIN_KEEP, level - over // max(1, cut) - 1)
+        step = over // max(1, cut) + 1
+        if attempt >= _ATTEMPTS // 2:  # cuts land on line breaks: step faster to converge
+            step = max(step, level >> (_ATTEMPTS - attempt))
+        level = max(MIN_KEEP, level - step)
+    else:  # out of attempts and still over: the smallest trim (rule 3's floor)
+        out = _cut(
+            span, sizes, PruneSize(over=0, keep=MIN_KEEP, head_share=head_share), once, counter
+        )
     return out
 
 
