@@ -12,8 +12,11 @@ Rules:
 4. A dense card read back recovers nothing but its text; its block entry names the
    previous block, so every source stays reachable by recall.
 5. A statement that a user message still in view supersedes is retired from the card
-   (archived); the texts of every superseded statement go to the summarizer as stale, and
-   those the card shows as carried, so the summary neither repeats nor revives them.
+   (archived): an update, or a plain restatement with a new value, since every unpinned
+   user message in view is newer than what the card holds (the planner folds a stating
+   user turn once a newer one is folded). The texts of every superseded statement go to
+   the summarizer as stale, and those the card shows as carried, so the summary neither
+   repeats nor revives them.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from .._statements._card import (
     parse_card,
     render_card,
 )
-from .._statements._kinds import RULE_RANK, is_update
+from .._statements._kinds import RULE_RANK
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
 from ._artifacts import vouch
@@ -126,15 +129,17 @@ def card_state(card: str, archive: Archiver) -> tuple[CardState, str | None]:
     return shown, block
 
 
-def updates_in(messages: Sequence[Message]) -> list[Message]:
-    """The user messages among `messages` whose text reads as an update (a cheap look)."""
-    return [m for m in messages if m.role == "user" and is_update(_user_text(m))]
+def states_anything(message: Message) -> bool:
+    """Whether `message` is a user message that states anything the card would carry."""
+    return message.role == "user" and _states_anything(_user_text(message))
 
 
 def card_retires(card: str, kept: Sequence[Message]) -> bool:
-    """Whether updates in view supersede a statement `card` shows (rule 5)."""
+    """Whether user messages in view supersede a statement `card` shows (rule 5)."""
     state, _ = parse_card(card)
-    return bool(state.statements) and bool(state.retire(updates_in(kept))[1])
+    if not state.statements:
+        return False
+    return bool(state.retire(list(filter(states_anything, kept)), explicit=False)[1])
 
 
 def retire_in_place(
@@ -146,7 +151,7 @@ def retire_in_place(
     """The artifacts as they were, with the card re-rendered (same form, same block) without
     what updates in view supersede (rule 5); the old card and the retired statements are
     archived, the new card vouched for."""
-    updates = updates_in(kept)
+    said = list(filter(states_anything, kept))
     out: list[tuple[int, Message]] = []
     for anchor, message in items:
         parts: list[Part] = []
@@ -155,7 +160,7 @@ def retire_in_place(
                 parts.append(part)
                 continue
             state, block = card_state(part.text, archive)
-            smaller, gone = state.retire(updates)
+            smaller, gone = state.retire(said, explicit=False)
             if not gone:
                 parts.append(part)
                 continue

@@ -19,6 +19,7 @@ from .._planning._rules import RULES
 from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
+from ._cards import states_anything
 from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 from ._trim import trim_span
 
@@ -100,6 +101,7 @@ def unit_costs(
                 protection=protection[k],
                 droppable=any(droppable[unit.start : unit.stop]),
                 foldable=rule.fold,
+                states=unit.kind is UnitKind.USER and any(map(states_anything, span)),
             )
         )
     return out

@@ -53,6 +53,10 @@ class UnitCost:
     droppable: bool = False
     """Marked droppable by the caller: dropped first when over budget."""
     foldable: bool = True
+    states: bool = False
+    """A user turn that states something the card carries once it leaves: it stays in view
+    only while no newer such turn has left, so every user turn in view is newer than what
+    the card holds (a restatement in view may then retire the card's older value)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,9 @@ Rules:
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
    one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
    units that yielded are relaxed toward the budget, not the target; when the newest
-   output is trimmed, older units are not relaxed at its expense.
+   output is trimmed, older units are not relaxed at its expense. A user turn that
+   states something stays folded once a newer one is folded, so the user turns in view
+   are newer than everything on the card.
 6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
    budget, newest first, so the newest output is cut only as much as the room requires.
 """
@@ -268,21 +270,29 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     fits (rule 5)."""
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
-    units = range(len(work.costs) - 1, -1, -1) if only is None else sorted(only, reverse=True)
+    allowed = None if only is None else frozenset(only)
     changed = True
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
-        for i in units:
-            action = work.actions[i]
-            if action is _KEEP or (action is _FOLD and not folds) or work.costs[i].droppable:
-                continue
-            for lighter in _lighter(work, i, steps):
-                if lighter is action:
-                    break
-                if work.cost(i, lighter) is not None and work.would_fit(i, lighter):
-                    work.set(i, lighter)
-                    changed = True
-                    break
+        newer_gone = False  # a newer stating user turn has left (UnitCost.states)
+        for i in range(len(work.costs) - 1, -1, -1):
+            cost, action = work.costs[i], work.actions[i]
+            held = action is _KEEP or (action is _FOLD and not folds) or cost.droppable
+            if not held and (allowed is None or i in allowed) and not (cost.states and newer_gone):
+                changed = _relax_one(work, i, steps) or changed
+            newer_gone = newer_gone or (cost.states and work.actions[i] in _GONE)
+
+
+def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
+    """Give unit `i` the lightest action that still fits; whether it changed."""
+    action = work.actions[i]
+    for lighter in _lighter(work, i, steps):
+        if lighter is action:
+            return False
+        if work.cost(i, lighter) is not None and work.would_fit(i, lighter):
+            work.set(i, lighter)
+            return True
+    return False
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
