@@ -5,7 +5,8 @@ Rules:
    text is asked about many times.
 2. A needle of at most GRAM characters is answered by one lookup in the set of the text's
    slices of the needle's length (built on first use). A longer needle is absent when one
-   of its GRAM-character slices is absent from the text's; otherwise the text is searched.
+   of its GRAM-character slices (end to end, and the last) is absent from the text's;
+   otherwise the text is searched.
 3. A small text is searched directly: indexing it costs more than it saves.
 """
 
@@ -35,7 +36,8 @@ class Haystack:
         if size <= GRAM:
             return needle in self._slices(size)
         grams = self._slices(GRAM)
-        if any(needle[i : i + GRAM] not in grams for i in range(0, size - GRAM + 1)):
+        starts = (*range(0, size - GRAM, GRAM), size - GRAM)
+        if any(needle[i : i + GRAM] not in grams for i in starts):
             return False
         return needle in self.text
 
