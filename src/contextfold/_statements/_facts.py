@@ -127,8 +127,10 @@ FACTS_CACHE: Final = 1 << 15
 """Texts whose facts are remembered (bounded: about one per message of a large history)."""
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
-    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots."""
+    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots
+    (cached: statements are compared with every other one on the card)."""
     folded = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     folded = folded.replace("\u201d", '"').lower()
     return " ".join(folded.split()).strip(" .!;,")
