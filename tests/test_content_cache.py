@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextfold._content_cache import SHORT, ContentCache, clear_all, content_key
+from contextfold._content_cache import SHORT, ContentCache, clear_caches, content_key
 
 
 def test_same_content_computed_once() -> None:
@@ -44,8 +44,17 @@ def test_long_texts_are_keyed_by_digest() -> None:
     assert content_key("short") == "short"
 
 
-def test_clear_all_empties_every_cache() -> None:
+def test_clear_caches_empties_every_cache() -> None:
     cache = ContentCache(len, size=8)
     cache("abc")
-    clear_all()
+    clear_caches()
     assert len(cache) == 0
+
+
+def test_clear_caches_forgets_counters_kept_per_model() -> None:
+    import contextfold as cf
+
+    first = cf.counter_for("gpt-4o")
+    assert cf.counter_for("gpt-4o") is first
+    cf.clear_caches()
+    assert cf.counter_for("gpt-4o") is not first

@@ -22,6 +22,7 @@ SHORT: Final = 64
 """Texts up to this length are their own key."""
 
 _ALL: list[ContentCache[object]] = []
+_CLEARERS: list[Callable[[], None]] = []
 
 
 def content_key(text: str) -> Hashable:
@@ -67,7 +68,15 @@ class ContentCache(Generic[V]):
 _MISSING: Final = object()
 
 
-def clear_all() -> None:
-    """Empty every content cache (tests compare cold and warm calls)."""
+def on_clear(clear: Callable[[], None]) -> None:
+    """Have `clear_caches` call `clear` too (other caches that outlive a call)."""
+    _CLEARERS.append(clear)
+
+
+def clear_caches() -> None:
+    """Forget what is remembered across calls: facts and statements read per text, and the
+    counters `counter_for` keeps per model (with their per-text counts)."""
     for cache in _ALL:
         cache.clear()
+    for clear in _CLEARERS:
+        clear()
