@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .._content_cache import on_clear
 from .._statements._facts import normalize
 from .._statements._kinds import replaced_values, values
 from ._ledger_text import VALUES, Entry
@@ -92,6 +93,9 @@ def without_carried(
 @lru_cache(maxsize=_PREPARED)
 def _prepared(said: tuple[str, ...]) -> _Said:
     return _Said.of(said)
+
+
+on_clear(_prepared.cache_clear)
 
 
 def _covered(entry: Entry, said: _Said, old: set[str]) -> bool:

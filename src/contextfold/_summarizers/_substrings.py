@@ -45,6 +45,7 @@ class Haystack:
         found = self._grams.get(size)
         if found is None:
             text = self.text
-            found = frozenset(text[i : i + size] for i in range(len(text) - size + 1))
+            ends = range(size, len(text) + 1)
+            found = frozenset(map(text.__getitem__, map(slice, range(len(ends)), ends)))
             self._grams[size] = found
         return found
