@@ -143,7 +143,7 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     that span a space (a word's value inside one of those is not repeated); tool output is
     read word by word, head and tail only when long.
     """
-    return list((_PROSE_FACTS if prose else _DATA_FACTS)(text))
+    return list(_PROSE_FACTS(text) if prose else _data_facts(text))
 
 
 def _data_facts(text: str) -> tuple[Fact, ...]:
@@ -164,7 +164,7 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
 
 
 _PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)
-_DATA_FACTS: Final = ContentCache(_data_facts, FACTS_CACHE)
+"""Facts of prose per text, across calls (tool output is cached by `tool_facts`)."""
 
 
 @lru_cache(maxsize=1 << 16)

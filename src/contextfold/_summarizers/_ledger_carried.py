@@ -28,7 +28,7 @@ _TEXT_SECTIONS = frozenset({"goals", "decisions", "state", "notes"})
 _ELLIPSIS = "\u2026"
 _SEP = "\x00"
 """Joins the statements for one substring search: a needle without it cannot span two."""
-_PREPARED = 8
+_PREPARED = 2
 """Statement lists kept prepared: folds of one compaction share theirs."""
 
 
