@@ -74,8 +74,9 @@ def on_clear(clear: Callable[[], None]) -> None:
 
 
 def clear_caches() -> None:
-    """Forget what is remembered across calls: facts and statements read per text, and the
-    counters `counter_for` keeps per model (with their per-text counts)."""
+    """Forget what is remembered across calls: everything read per text (facts, statements,
+    their kinds and subjects), and the counters `counter_for` keeps per model (with their
+    per-text counts). Tokenizer data stays loaded."""
     for cache in _ALL:
         cache.clear()
     for clear in _CLEARERS:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from .._content_cache import ContentCache
+from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import OVERRIDE_ONLY, fold, subject_of
 from ._facts import normalize, outside_quotes, sentences
@@ -405,3 +405,7 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
         elif match is None and line.strip():
             found.append(Statement(line.strip()))
     return CardState(tuple(found)), head.group("ref") if head else None
+
+
+for _cached in (_kind_of, _rule_subject, _words, dense_text):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

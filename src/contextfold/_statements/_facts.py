@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from .._content_cache import ContentCache
+from .._content_cache import ContentCache, on_clear
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -405,3 +405,7 @@ _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)"
 def defined_names(code: str) -> list[str]:
     """`def name` / `class Name` for each definition in a code snippet, in order, unique."""
     return list(dict.fromkeys(f"{kind} {name}" for kind, name in _DEFINITION.findall(code)))
+
+
+for _cached in (normalize, _word_facts):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
-from .._content_cache import ContentCache
+from .._content_cache import ContentCache, on_clear
 from .._messages import ToolCall
 from .._statements._facts import (
     FACTS_CACHE,
@@ -109,3 +109,7 @@ def data_rank(fact: Fact) -> int:
     ):
         return 0
     return 1 if not fact.value.replace(".", "").isdigit() else 2
+
+
+for _cached in (_arguments,):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
