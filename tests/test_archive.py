@@ -311,3 +311,21 @@ def test_every_corpus_payload_comes_back_from_a_sqlite_archive(tmp_path: Path) -
     with Archive(SqliteStore(path, create=False)) as again:
         assert again.refs() == list(dict.fromkeys(refs))
         assert all(again.get(r) == Text(c) for r, c in zip(refs, contents, strict=True))
+
+
+@given(
+    st.one_of(texts, messages, parts),
+    st.one_of(st.none(), st.text()),
+)
+def test_stored_record_is_the_items_sorted_ascii_json(item: object, label: str | None) -> None:
+    """The record written once from the canonical text equals a fresh ASCII JSON encoding."""
+    store = archive_module.Archive()
+    ref = store.put(item, label=label)  # type: ignore[arg-type]
+    kind, data = archive_module._classify(item)
+    record: dict[str, object] = {"item": data, "kind": kind}
+    if label is not None:
+        record["label"] = label
+    expected = json.dumps(
+        record, sort_keys=True, separators=(",", ":"), default=archive_module._plain
+    )
+    assert store.store.get(ref) == expected

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
         acompact,
         compact,
     )
+    from ._content_cache import (
+        clear_caches,
+    )
     from ._manager import (
         ContextManager,
     )
@@ -209,6 +212,7 @@ __all__ = [
     "acompact",
     "answer_recall",
     "chain",
+    "clear_caches",
     "compact",
     "convert",
     "count_conversation",
@@ -282,6 +286,7 @@ _LAZY: dict[str, str] = {
     "acompact": "._compact",
     "answer_recall": "._recall_tool",
     "chain": "._strategies._steps",
+    "clear_caches": "._content_cache",
     "compact": "._compact",
     "convert": "._adapters._convert",
     "count_conversation": "._tokens._accounting",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
@@ -86,10 +87,11 @@ class Archive:
     def put(self, item: Archivable, *, label: str | None = None) -> str:
         """Store `item` (once) and return its reference."""
         kind, data = _classify(item)
-        canonical = _canonical(kind, data)
+        text = _canonical_text(kind, data)
+        canonical = text.encode("utf-8", "surrogatepass")
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
-            mine = _dump_record(_Record(kind, data, label, probe))
+            mine = _record_text(text, label, probe)
             held = self._store.put(ref, mine)
             if held == mine or _canonical_or_none(ref, held) == canonical:
                 return ref
@@ -201,8 +203,12 @@ def _classify(item: object) -> tuple[EntryKind, object]:
 
 
 def _canonical(kind: EntryKind, data: object) -> bytes:
+    return _canonical_text(kind, data).encode("utf-8", "surrogatepass")
+
+
+def _canonical_text(kind: EntryKind, data: object) -> str:
     try:
-        text = json.dumps(
+        return json.dumps(
             {"item": data, "kind": kind},
             sort_keys=True,
             separators=(",", ":"),
@@ -213,16 +219,32 @@ def _canonical(kind: EntryKind, data: object) -> bytes:
         raise InvalidConversation(
             f"cannot archive this {kind}: not JSON-serializable ({exc})"
         ) from None
-    return text.encode("utf-8", "surrogatepass")
 
 
-def _dump_record(record: _Record) -> str:
-    obj: dict[str, object] = {"item": record.data, "kind": record.kind}
-    if record.label is not None:
-        obj["label"] = record.label
-    if record.probe:
-        obj["probe"] = record.probe
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_plain)
+_NOT_PRINTABLE_ASCII: Final = re.compile("[^\x00-\x7e]")
+
+
+def _record_text(canonical: str, label: str | None, probe: int) -> str:
+    """The stored record (sorted-key ASCII JSON) of the item with this canonical text,
+    without encoding the item again: keys sort item, kind, label, probe, and `ensure_ascii`
+    only escapes what lies past `~` (inside strings) as `\\uXXXX`, astral ones as pairs."""
+    tail = ""
+    if label is not None:
+        tail += ',"label":' + json.dumps(label)
+    if probe:
+        tail += f',"probe":{probe}'
+    text = canonical[:-1] + tail + "}"
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
 
 
 def _plain(value: object) -> object:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from contextfold._tokens import _load
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "contextfold" / "_tokens" / "data"
 URLS = {
@@ -20,7 +21,8 @@ URLS = {
 def fill_tiktoken_cache(directory: Path) -> None:
     """Put the packaged files where tiktoken's own loader looks for its download cache."""
     for name, url in URLS.items():
-        raw = gzip.decompress((DATA / f"{name}.tiktoken.gz").read_bytes())
+        spec = _load.ENCODINGS[name]
+        raw = _load.published(_load.parse_ranks(_load.read_packaged(spec.file), spec.ranks_sha256))
         (directory / hashlib.sha1(url.encode()).hexdigest()).write_bytes(raw)
 
 

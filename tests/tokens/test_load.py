@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def test_spec_matches_tiktoken_ext(name: str) -> None:
         reference = getattr(openai_public, name)()
     spec = _load.ENCODINGS[name]
     assert loader.call_args.kwargs["expected_hash"] == spec.sha256
-    assert loader.call_args.args[0].endswith("/" + spec.file.removesuffix(".gz"))
+    assert loader.call_args.args[0].endswith("/" + spec.published_file)
     assert reference["pat_str"] == spec.pat_str
     assert reference["special_tokens"] == dict(spec.special_tokens)
 
@@ -57,26 +58,50 @@ def test_hyp_same_tokens_as_tiktoken(text: str) -> None:
     ).encode_ordinary(text)
 
 
+@pytest.mark.parametrize("name", sorted(_load.ENCODINGS))
+def test_packaged_ranks_are_tiktokens_published_file(name: str) -> None:
+    """The pre-decoded data gives back the file tiktoken downloads, byte for byte."""
+    spec = _load.ENCODINGS[name]
+    ranks = _load.parse_ranks(_load.read_packaged(spec.file), spec.ranks_sha256)
+    assert hashlib.sha256(_load.published(ranks)).hexdigest() == spec.sha256
+    assert hashlib.sha256(_load.predecoded(ranks)).hexdigest() == spec.ranks_sha256
+
+
+def test_predecoded_round_trip_and_rank_gaps() -> None:
+    ranks = {b"a": 0, b"\xff\x00": 1, b"bc": 2}
+    data = gzip.compress(_load.predecoded(ranks))
+    assert _load.parse_ranks(data, hashlib.sha256(gzip.decompress(data)).hexdigest()) == ranks
+    with pytest.raises(ValueError, match=r"0\.\.n-1"):
+        _load.predecoded({b"a": 0, b"b": 2})
+
+
 def test_hash_mismatch_raises() -> None:
-    good = gzip.decompress(_load.read_packaged("cl100k_base.tiktoken.gz"))
-    tampered = gzip.compress(good.replace(b"IQ== 0", b"Ig== 0", 1))
+    spec = _load.ENCODINGS["cl100k_base"]
+    good = gzip.decompress(_load.read_packaged(spec.file))
+    tampered = gzip.compress(good[:-1] + bytes([good[-1] ^ 1]))
     with pytest.raises(TokenizerError, match="sha256"):
-        _load.parse_ranks(tampered, _load.ENCODINGS["cl100k_base"].sha256)
+        _load.parse_ranks(tampered, spec.ranks_sha256)
 
 
 def test_truncated_and_non_gzip_data_raise() -> None:
-    data = _load.read_packaged("cl100k_base.tiktoken.gz")
+    spec = _load.ENCODINGS["cl100k_base"]
+    data = _load.read_packaged(spec.file)
     with pytest.raises(TokenizerError):
-        _load.parse_ranks(data[: len(data) // 2], _load.ENCODINGS["cl100k_base"].sha256)
+        _load.parse_ranks(data[: len(data) // 2], spec.ranks_sha256)
     with pytest.raises(TokenizerError, match="gzip"):
-        _load.parse_ranks(b"not gzip at all", _load.ENCODINGS["cl100k_base"].sha256)
+        _load.parse_ranks(b"not gzip at all", spec.ranks_sha256)
+
+
+_ONE_TOKEN = b"contextfold-ranks 1 1\n\x01a"
 
 
 def test_corrupt_packaged_file_fails_encoding() -> None:
     _load.encoding.cache_clear()
     try:
         with (
-            mock.patch.object(_load, "read_packaged", return_value=gzip.compress(b"IQ== 0\n")),
+            mock.patch.object(
+                _load, "read_packaged", return_value=gzip.compress(b"contextfold-ranks 1 1\n\x01a")
+            ),
             pytest.raises(TokenizerError, match="sha256"),
         ):
             _load.encoding("cl100k_base")
@@ -88,7 +113,7 @@ def test_unknown_encoding_and_missing_file() -> None:
     with pytest.raises(TokenizerError, match="r50k_base"):
         _load.encoding("r50k_base")
     with pytest.raises(TokenizerError, match="missing"):
-        _load.read_packaged("nope.tiktoken.gz")
+        _load.read_packaged("nope.ranks.gz")
 
 
 OFFLINE = textwrap.dedent(

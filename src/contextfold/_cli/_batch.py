@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Annotated, Final, TextIO
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 import contextfold as cf
 
@@ -327,6 +325,17 @@ def _progress(
     if not sys.stderr.isatty():
         yield (lambda: None), (lambda text: typer.echo(text, err=True))
         return
+    # Imported here: only a batch on a terminal draws a bar, and rich costs every command
+    # ~15 ms of start-up otherwise.
+    from rich.console import Console  # noqa: PLC0415
+    from rich.progress import (  # noqa: PLC0415
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (
         TextColumn("compacting"),
         BarColumn(),

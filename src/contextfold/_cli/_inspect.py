@@ -8,11 +8,9 @@ Rules:
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 import contextfold as cf
 
@@ -20,6 +18,10 @@ from ._breakdown import TOP, Breakdown, breakdown
 from ._io import display_name, load_json, read_bytes, reporting, to_json
 from ._io import write_text as write
 from ._options import Budget, FormatName, FormatOption, ModelOption, parse_budget, tokens_only
+
+if TYPE_CHECKING:  # rich is imported when tables are drawn: other commands start faster
+    from rich.console import Console
+    from rich.table import Table
 
 EXAMPLE: Final = "\b\nExample:\n  contextfold inspect session.json --model gpt-4o --budget 8000"
 
@@ -65,6 +67,8 @@ def inspect(
         data = {"file": name, **found.to_dict(), "dry_run": report and report.to_dict()}
         write("-", to_json(data, indent=2) + "\n")
     else:
+        from rich.console import Console  # noqa: PLC0415 - see TYPE_CHECKING above
+
         _show(Console(highlight=False), name, found, report)
 
 
@@ -92,7 +96,7 @@ def _share(tokens: int, total: int) -> str:
 
 
 def _roles(found: Breakdown) -> Table:
-    table = Table(title="Tokens by role", title_justify="left")
+    table = _table("Tokens by role")
     for column in ("role", "messages", "tokens", "share"):
         table.add_column(column, justify="left" if column == "role" else "right")
     for row in found.by_role:
@@ -102,7 +106,7 @@ def _roles(found: Breakdown) -> Table:
 
 
 def _tools(found: Breakdown) -> Table:
-    table = Table(title="Tokens by tool", title_justify="left")
+    table = _table("Tokens by tool")
     table.add_column("tool")
     for column in ("calls", "call tokens", "results", "result tokens", "share"):
         table.add_column(column, justify="right")
@@ -120,7 +124,7 @@ def _tools(found: Breakdown) -> Table:
 
 
 def _largest(found: Breakdown, screen: int) -> Table:
-    table = Table(title="Largest messages", title_justify="left")
+    table = _table("Largest messages")
     rows = [
         ("-" if r.index is None else str(r.index), r.role, r.tools, f"{r.tokens:,}")
         for r in found.largest
@@ -137,3 +141,9 @@ def _largest(found: Breakdown, screen: int) -> Table:
         preview = message.preview
         table.add_row(*row, preview if len(preview) <= room else preview[: room - 3] + "...")
     return table
+
+
+def _table(title: str) -> Table:
+    from rich.table import Table  # noqa: PLC0415 - see TYPE_CHECKING above
+
+    return Table(title=title, title_justify="left")

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .._content_cache import on_clear
 from .._errors import ContextFoldError
 from .._messages import Card, Message, Part, Text, artifact_kind
 from .._planning._plan import Protection
@@ -281,3 +282,7 @@ def card_bounds(
 
 
 Count = Callable[[str], int]
+
+
+for _cached in (_states_anything,):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import OVERRIDE_ONLY, fold, subject_of
 from ._facts import normalize, outside_quotes, sentences
@@ -137,30 +138,35 @@ def _candidates(message: Message, *, pinned: bool) -> list[str]:
     """The statements (whole, rule 2) that the message's author wrote."""
     if message.role != "user" and not pinned:
         return []
+    return [text for part in message.parts if isinstance(part, Text) for text in _said(part.text)]
+
+
+def _text_statements(text: str) -> tuple[str, ...]:
+    """The statements of one text part (rule 2: a sentence that refers back joins)."""
+    said = sentences(outside_quotes(text).replace("###STOP###", ""))
     out: list[str] = []
-    for part in message.parts:
-        if not isinstance(part, Text):
-            continue
-        said = sentences(outside_quotes(part.text).replace("###STOP###", ""))
-        kept_previous = False
-        lead = ""
-        for i, sentence in enumerate(said):
-            kind = statement_kind(sentence)
-            joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
-            if joins and (kind is not None or kept_previous):
-                merged = f"{said[i - 1]} {sentence}"
-                if kept_previous:
-                    out[-1] = f"{out[-1]} {sentence}"
-                else:
-                    out.append(merged)
-                kept_previous = True
-            elif kind is not None:
-                out.append(f"{lead} {sentence}" if lead else sentence)
-                kept_previous = True
+    kept_previous = False
+    lead = ""
+    for i, sentence in enumerate(said):
+        kind = statement_kind(sentence)
+        joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
+        if joins and (kind is not None or kept_previous):
+            if kept_previous:
+                out[-1] = f"{out[-1]} {sentence}"
             else:
-                kept_previous = False
-            lead = sentence if kind is None and not joins and _lead_only(sentence) else ""
-    return out
+                out.append(f"{said[i - 1]} {sentence}")
+            kept_previous = True
+        elif kind is not None:
+            out.append(f"{lead} {sentence}" if lead else sentence)
+            kept_previous = True
+        else:
+            kept_previous = False
+        lead = sentence if kind is None and not joins and _lead_only(sentence) else ""
+    return tuple(out)
+
+
+_said: Final = ContentCache(_text_statements, 1 << 15)
+"""Statements per text across calls: a re-sent history's user messages are read once."""
 
 
 def extract_statements(
@@ -399,3 +405,7 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
         elif match is None and line.strip():
             found.append(Statement(line.strip()))
     return CardState(tuple(found)), head.group("ref") if head else None
+
+
+for _cached in (_kind_of, _rule_subject, _words, dense_text):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

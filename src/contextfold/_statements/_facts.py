@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from .._content_cache import ContentCache, on_clear
+
 
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of `text` (for word tables written as prose)."""
@@ -121,8 +123,14 @@ _ROLE_SKIP: Final = word_set(
 )
 
 
+FACTS_CACHE: Final = 1 << 15
+"""Texts whose facts are remembered (bounded: about one per message of a large history)."""
+
+
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
-    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots."""
+    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots
+    (cached: statements are compared with every other one on the card)."""
     folded = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     folded = folded.replace("\u201d", '"').lower()
     return " ".join(folded.split()).strip(" .!;,")
@@ -135,10 +143,16 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     that span a space (a word's value inside one of those is not repeated); tool output is
     read word by word, head and tail only when long.
     """
-    if not prose:
-        if len(text) > _SCAN_HEAD + _SCAN_TAIL:
-            text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
-        return [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    return list(_PROSE_FACTS(text) if prose else _data_facts(text))
+
+
+def _data_facts(text: str) -> tuple[Fact, ...]:
+    if len(text) > _SCAN_HEAD + _SCAN_TAIL:
+        text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
+    return tuple(fact for word in _WORD.findall(text) for fact in _word_facts(word))
+
+
+def _prose_facts(text: str) -> tuple[Fact, ...]:
     named = _NAMED_HINT.search(text.lower()) is not None
     facts = [Fact(r, v, True) for r, v in _named_in_text(text)] if named else []
     spaced = [Fact(m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
@@ -146,7 +160,11 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     words = [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
     if spaced:
         words = [f for f in words if not any(f.value in s.value for s in spaced)]
-    return facts + words
+    return (*facts, *words)
+
+
+_PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)
+"""Facts of prose per text, across calls (tool output is cached by `tool_facts`)."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -387,3 +405,7 @@ _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)"
 def defined_names(code: str) -> list[str]:
     """`def name` / `class Name` for each definition in a code snippet, in order, unique."""
     return list(dict.fromkeys(f"{kind} {name}" for kind, name in _DEFINITION.findall(code)))
+
+
+for _cached in (normalize, _word_facts):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -25,6 +25,7 @@ import re
 from functools import lru_cache
 from typing import Final, Literal
 
+from .._content_cache import on_clear
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold
 from ._facts import text_facts, word_set
 
@@ -257,3 +258,7 @@ _MAX_FILLER: Final = 80
 def rank(kind: StatementKind) -> int:
     """The card's fill order for `kind` (rule 2): lower is kept first."""
     return RANKS[kind]
+
+
+for _cached in (statement_kind, values, subject_words, is_update, replaced_values, is_filler):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

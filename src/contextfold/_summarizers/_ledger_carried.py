@@ -13,14 +13,65 @@ Rules:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
+from .._content_cache import on_clear
 from .._statements._facts import normalize
 from .._statements._kinds import replaced_values, values
 from ._ledger_text import VALUES, Entry
+from ._substrings import Haystack
 
 _TEXT_SECTIONS = frozenset({"goals", "decisions", "state", "notes"})
 _ELLIPSIS = "\u2026"
+_SEP = "\x00"
+"""Joins the statements for one substring search: a needle without it cannot span two."""
+_PREPARED = 2
+"""Statement lists kept prepared: folds of one compaction share theirs."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """The carried and stale statements, prepared for many substring tests."""
+
+    texts: tuple[str, ...]
+    joined: Haystack
+    folded: list[str]
+    """Normalized statements, shortest first."""
+    folded_joined: Haystack
+    lengths: list[int]
+    """len() of each of `folded`, for the ones short enough to sit inside an entry."""
+
+    @classmethod
+    def of(cls, said: tuple[str, ...]) -> _Said:
+        folded = sorted((f for f in (normalize(t) for t in said) if f), key=len)
+        return cls(
+            said,
+            Haystack(_SEP.join(said)),
+            folded,
+            Haystack(_SEP.join(folded)),
+            [len(f) for f in folded],
+        )
+
+    def contains(self, needle: str) -> bool:
+        """Whether one statement contains `needle`."""
+        if _SEP in needle:
+            return any(needle in text for text in self.texts)
+        return self.joined.contains(needle)
+
+    def overlaps(self, text: str) -> bool:
+        """Whether one normalized statement contains `text` or sits inside it."""
+        inside = (
+            self.folded_joined.contains(text)
+            if _SEP not in text
+            else any(text in f for f in self.folded)
+        )
+        if inside:
+            return True
+        shorter = self.folded[: bisect_right(self.lengths, len(text))]
+        return any(f in text for f in shorter)
 
 
 def without_carried(
@@ -29,23 +80,30 @@ def without_carried(
     """`entries` without what rules 1-3 leave out."""
     if not carried and not stale:
         return entries
-    said = [t for t in (*carried, *stale) if t]
-    folded = [normalize(t) for t in said]
+    said = _prepared(tuple(t for t in (*carried, *stale) if t))
     current = {v for t in carried for v in values(t)} - {
         v for t in carried for v in replaced_values(t)
     }
     old = ({v for t in stale for v in values(t)} - current) | {
         v for t in (*carried, *stale) for v in replaced_values(t)
     }
-    return [e for e in entries if not _covered(e, said, folded, old)]
+    return [e for e in entries if not _covered(e, said, old)]
 
 
-def _covered(entry: Entry, said: list[str], folded: list[str], old: set[str]) -> bool:
+@lru_cache(maxsize=_PREPARED)
+def _prepared(said: tuple[str, ...]) -> _Said:
+    return _Said.of(said)
+
+
+on_clear(_prepared.cache_clear)
+
+
+def _covered(entry: Entry, said: _Said, old: set[str]) -> bool:
     if entry.section in VALUES:
-        return entry.text in old or any(entry.text in text for text in said)
+        return entry.text in old or said.contains(entry.text)
     if entry.section not in _TEXT_SECTIONS:
         return False
     text = normalize(entry.text.rstrip(_ELLIPSIS))
-    if text and any(text in f or f in text for f in folded if f):
+    if text and said.overlaps(text):
         return True
     return any(value in entry.text for value in old)

@@ -15,8 +15,10 @@ import re
 from functools import lru_cache
 from typing import Final
 
+from .._content_cache import ContentCache, on_clear
 from .._messages import ToolCall
 from .._statements._facts import (
+    FACTS_CACHE,
     Fact,
     clip,
     json_leaves,
@@ -65,10 +67,18 @@ def data_facts(call: ToolCall) -> list[Fact]:
 
 def tool_facts(text: str) -> list[Fact]:
     """The values in a tool's output (rule 2)."""
+    return list(_TOOL_FACTS(text))
+
+
+def _read_tool_facts(text: str) -> tuple[Fact, ...]:
     data = load_json(text)
     if data is not None:
-        return sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]
-    return most_telling(text_facts(text, prose=False))[:_PER_RESULT]
+        return tuple(sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA])
+    return tuple(most_telling(text_facts(text, prose=False))[:_PER_RESULT])
+
+
+_TOOL_FACTS: Final = ContentCache(_read_tool_facts, FACTS_CACHE)
+"""`tool_facts` per output text, across calls: a re-sent history is read once."""
 
 
 def _leaf_facts(data: object) -> list[Fact]:
@@ -99,3 +109,7 @@ def data_rank(fact: Fact) -> int:
     ):
         return 0
     return 1 if not fact.value.replace(".", "").isdigit() else 2
+
+
+for _cached in (_arguments,):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

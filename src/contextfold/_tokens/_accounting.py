@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import assert_never
 
+from .._content_cache import on_clear
 from .._messages import (
     Card,
     Conversation,
@@ -165,3 +166,7 @@ def count_conversation(conversation: Conversation, counter: TokenCounter) -> int
     return fixed_overhead(conversation, counter) + sum(
         counter.count(m) for m in conversation.messages
     )
+
+
+for _cached in (_cached_size,):
+    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

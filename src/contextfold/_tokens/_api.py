@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Final
 
 from .._adapters import check_format, parse
+from .._content_cache import on_clear
 from .._errors import TokenizerError, UnknownModelWarning
 from ._accounting import count_conversation
 from ._counters import HeuristicCounter, TiktokenCounter
@@ -52,6 +53,9 @@ def counter_for(model: str | None, format: str = "openai-chat") -> ConversationC
         margin = 1.0 if encoding == "o200k_base" else OTHER_ENCODING_MARGIN
         name = f"{_name(margin)} (tiktoken unavailable)"
         return HeuristicCounter(format=fmt, model=model, margin=margin, name=name)
+
+
+on_clear(counter_for.cache_clear)
 
 
 def _warn_if_typo(model: str, counted_with: str) -> None:

@@ -8,7 +8,7 @@ Rules:
    first; an entry whose parts have changed since it was pushed is skipped (ranks are
    unique, so a stale entry's bytes no longer have its rank). Long runs of dashes or spaces
    cost O(n log n), not the O(n^2) of rescanning every pair.
-3. The ranks are the packaged `o200k_base.tiktoken.gz`, read and sha256-checked by `_load`
+3. The ranks are the packaged `o200k_base.ranks.gz`, read and sha256-checked by `_load`
    on first use (about 0.25 s and 25 MB, once per process); no third-party code runs.
 4. Counts are cached per piece in a plain dict (`PieceCounts`, looked up at C speed),
    cleared when it reaches MAX_PIECES entries, so a long-running process stays bounded.
@@ -33,7 +33,7 @@ _DEAD: Final = -2
 def o200k_ranks() -> Mapping[bytes, int]:
     """o200k_base's mergeable ranks, from the data shipped in the package (rule 3)."""
     spec = ENCODINGS["o200k_base"]
-    return parse_ranks(read_packaged(spec.file), spec.sha256)
+    return parse_ranks(read_packaged(spec.file), spec.ranks_sha256)
 
 
 def merged_length(data: bytes, ranks: Mapping[bytes, int]) -> int:

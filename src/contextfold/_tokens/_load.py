@@ -1,10 +1,14 @@
 """Offline tiktoken encodings from the data files shipped inside the package.
 
 Rules:
-1. Nothing is downloaded. `o200k_base` and `cl100k_base` come from `data/<name>.tiktoken.gz`
-   (read with `importlib.resources`), the exact files tiktoken would fetch, gzipped.
-2. The sha256 of the decompressed bytes must equal tiktoken's published `expected_hash`;
-   anything else (missing, corrupt, truncated data) raises TokenizerError.
+1. Nothing is downloaded. `o200k_base` and `cl100k_base` come from `data/<name>.ranks.gz`
+   (read with `importlib.resources`): the tokens of the files tiktoken would fetch, already
+   decoded, in rank order (ranks are 0..n-1): a header line `contextfold-ranks 1 <n>`, n
+   bytes of token lengths, then the tokens back to back, gzipped. No base64 at start-up.
+   `published(ranks)` gives back tiktoken's file byte for byte; its sha256 is tiktoken's
+   `expected_hash` (tested), and scripts/predecode_ranks.py writes the files from it.
+2. The sha256 of the decompressed bytes must equal the spec's `ranks_sha256`; anything
+   else (missing, corrupt, truncated data) raises TokenizerError.
 3. The Encoding is built from data, as `tiktoken.Encoding(name, pat_str=..., mergeable_ranks=...,
    special_tokens=...)`, with pat_str and special tokens exactly as `tiktoken_ext.openai_public`
    defines them. tiktoken itself is the optional `contextfold[tiktoken]` extra, imported lazily.
@@ -13,9 +17,9 @@ Rules:
 from __future__ import annotations
 
 import base64
-import binascii
 import gzip
 import hashlib
+import itertools
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +32,15 @@ from .._errors import TokenizerError
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["ENCODINGS", "EncodingSpec", "encoding", "parse_ranks", "read_packaged"]
+__all__ = [
+    "ENCODINGS",
+    "EncodingSpec",
+    "encoding",
+    "parse_ranks",
+    "predecoded",
+    "published",
+    "read_packaged",
+]
 
 # tiktoken_ext.openai_public keeps its special-token names as module constants, but builds
 # pat_str inside each constructor; these are copied verbatim (tests compare them with it).
@@ -61,24 +73,32 @@ class EncodingSpec:
 
     name: str
     file: str
-    """File name under `contextfold/_tokens/data`."""
+    """File name under `contextfold/_tokens/data` (rule 1)."""
     sha256: str
-    """tiktoken's `expected_hash` for the uncompressed `.tiktoken` file."""
+    """tiktoken's `expected_hash` for its `.tiktoken` file (what `published` gives back)."""
     pat_str: str
     special_tokens: Mapping[str, int]
+    ranks_sha256: str
+    """sha256 of the uncompressed pre-decoded file."""
+
+    @property
+    def published_file(self) -> str:
+        """The name of tiktoken's file: `<name>.tiktoken`."""
+        return f"{self.name}.tiktoken"
 
 
 ENCODINGS: Final[Mapping[str, EncodingSpec]] = {
     "o200k_base": EncodingSpec(
         "o200k_base",
-        "o200k_base.tiktoken.gz",
+        "o200k_base.ranks.gz",
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         O200K_PAT,
         {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+        "8280b4ce2892f6eb8b448c6ba676185540c11dd98afa36baa0c813b886c4b646",
     ),
     "cl100k_base": EncodingSpec(
         "cl100k_base",
-        "cl100k_base.tiktoken.gz",
+        "cl100k_base.ranks.gz",
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         CL100K_PAT,
         {
@@ -88,6 +108,7 @@ ENCODINGS: Final[Mapping[str, EncodingSpec]] = {
             FIM_SUFFIX: 100260,
             ENDOFPROMPT: 100276,
         },
+        "42c8b719b5e43c675ec0e5320e118495d9b6fc14ae69edcaf42c9c58e7a4879c",
     ),
 }
 
@@ -103,8 +124,11 @@ def read_packaged(file: str) -> bytes:
         ) from exc
 
 
+_HEADER: Final = b"contextfold-ranks 1 "
+
+
 def parse_ranks(gzipped: bytes, expected_sha256: str) -> dict[bytes, int]:
-    """Mergeable ranks from a gzipped `.tiktoken` file, after checking its sha256."""
+    """Mergeable ranks from a gzipped pre-decoded file (rule 1), after checking its sha256."""
     try:
         raw = gzip.decompress(gzipped)
     except (OSError, EOFError, zlib.error) as exc:
@@ -115,13 +139,30 @@ def parse_ranks(gzipped: bytes, expected_sha256: str) -> dict[bytes, int]:
             f"encoding data has sha256 {actual}, expected {expected_sha256}; "
             "the file is corrupt or not the published one, reinstall contextfold"
         )
-    try:
-        return {
-            base64.b64decode(token): int(rank)
-            for token, rank in (line.split() for line in raw.splitlines() if line)
-        }
-    except (ValueError, binascii.Error) as exc:  # pragma: no cover - hash already matched
-        raise TokenizerError(f"encoding data is malformed: {exc}") from exc
+    head, _, body = raw.partition(b"\n")
+    if not head.startswith(_HEADER):  # pragma: no cover - hash already matched
+        raise TokenizerError("encoding data is malformed: no header")
+    n = int(head.removeprefix(_HEADER))
+    ends = list(itertools.accumulate(body[:n], initial=n))
+    tokens = map(body.__getitem__, map(slice, ends[:-1], ends[1:]))
+    return dict(zip(tokens, range(n), strict=True))
+
+
+def predecoded(ranks: Mapping[bytes, int]) -> bytes:
+    """The pre-decoded file for `ranks` (rule 1; ranks must be 0..n-1, tokens <= 255 bytes)."""
+    tokens = sorted(ranks, key=ranks.__getitem__)
+    if [ranks[t] for t in tokens] != list(range(len(tokens))):
+        raise ValueError("ranks are not 0..n-1")
+    header = _HEADER + str(len(tokens)).encode() + b"\n"
+    return header + bytes(len(t) for t in tokens) + b"".join(tokens)
+
+
+def published(ranks: Mapping[bytes, int]) -> bytes:
+    """tiktoken's `.tiktoken` file for `ranks`: base64 token, space, rank, one a line."""
+    return b"".join(
+        base64.b64encode(token) + b" %d\n" % rank
+        for token, rank in sorted(ranks.items(), key=lambda item: item[1])
+    )
 
 
 @cache
@@ -138,7 +179,7 @@ def encoding(name: str) -> tiktoken.Encoding:
         raise TokenizerError(
             "exact OpenAI token counts need tiktoken: pip install 'contextfold[tiktoken]'"
         ) from exc
-    ranks = parse_ranks(read_packaged(spec.file), spec.sha256)
+    ranks = parse_ranks(read_packaged(spec.file), spec.ranks_sha256)
     return tiktoken.Encoding(
         spec.name,
         pat_str=spec.pat_str,

@@ -1,0 +1,427 @@
+"""One-shot compaction against the cost of counting, a stateless re-sender, start-up, memory.
+
+Rules:
+1. Side by side in one run, interleaved rounds, medians of CPU time (`time.process_time`:
+   the shared machine runs other work, which inflates wall time unevenly): the floor
+   (tiktoken encoding every message's texts once, on the wire dicts), contextfold default
+   and drop-only with exact counts, trim_messages with the same tiktoken Encoding, and the
+   cheap counters on both sides (contextfold's heuristic and chars/4; LangChain's
+   count_tokens_approximately).
+2. Cold means cold: every contextfold run gets a fresh counter and `cf.clear_caches()`
+   first, so nothing carries over from an earlier run. trim_messages gets LangChain
+   messages converted beforehand (not timed), as in bench/speed.py.
+3. Inputs: a tool-heavy synthetic history (bench/synthetic.py) and every corpus
+   conversation in one pass; budget 25% of the exact o200k tokens.
+4. The stateless re-sender sends the whole history plus one new exchange each call, with
+   `model="gpt-4o"` as a server would (caches warm from its earlier calls); its per-call
+   time is compared with the cold call and with trim_messages on the same payloads.
+5. Start-up is measured in fresh processes: `-X importtime` for `import contextfold`, and
+   the wall time of `contextfold compact` on the bundled example. Peak memory (tracemalloc)
+   is compared with the size of the input's JSON text. Both start-up runs write bytecode
+   (PYTHONDONTWRITEBYTECODE unset) after one warm-up run, as an installed package has it.
+
+Usage: .venv/bin/python -m bench.oneshot [--size N] [--rounds R] [--turns T] [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import contextfold as cf
+
+from . import baselines as bl
+from .common import (
+    ROOT,
+    Wire,
+    corpus,
+    machine,
+    median_ratio,
+    peak_memory,
+    seconds,
+    table,
+    write_section,
+)
+from .synthetic import exchanges, history
+
+HEADING = "## One-shot speed against the cost of counting"
+FLOOR = "floor: tiktoken, every message once"
+CF_EXACT = "contextfold default, tiktoken"
+CF_DROP_EXACT = "contextfold drop-only, tiktoken"
+LC_EXACT = "trim_messages, tiktoken"
+CF_HEURISTIC = "contextfold default, heuristic"
+CF_QUARTER = "contextfold default, chars/4"
+CF_DROP_QUARTER = "contextfold drop-only, chars/4"
+LC_CHEAP = "trim_messages, approximate"
+SYSTEMS = (
+    FLOOR,
+    CF_EXACT,
+    CF_DROP_EXACT,
+    LC_EXACT,
+    CF_HEURISTIC,
+    CF_QUARTER,
+    CF_DROP_QUARTER,
+    LC_CHEAP,
+)
+EXAMPLE = ROOT / "examples" / "coding-session.openai-chat.json"
+
+
+# --- the systems -------------------------------------------------------------------------
+
+
+def _wire_texts(message: Wire) -> list[str]:
+    """Every text of a chat wire message that a tokenizer reads."""
+    out: list[str] = []
+    content = message.get("content")
+    if isinstance(content, str):
+        out.append(content)
+    elif isinstance(content, list):
+        out += [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {})
+        out += [str(call.get("id", "")), str(function.get("name", ""))]
+        out.append(str(function.get("arguments", "")))
+    for key in ("name", "tool_call_id"):
+        if isinstance(message.get(key), str):
+            out.append(message[key])
+    return out
+
+
+def floor(messages: Sequence[Wire], enc: Any) -> int:
+    """Rule 1: tokens of every message's texts, each encoded once (no framing, no cache)."""
+    return sum(
+        len(enc.encode(text, disallowed_special=()))
+        for message in messages
+        for text in _wire_texts(message)
+    )
+
+
+def _cold(
+    run: Callable[[Sequence[Wire], int], object],
+) -> Callable[[Sequence[Wire], int], object]:
+    def fn(messages: Sequence[Wire], budget: int) -> object:
+        cf.clear_caches()
+        return run(messages, budget)
+
+    return fn
+
+
+def systems(enc: Any) -> dict[str, Callable[[Sequence[Wire], int], object]]:
+    """Name -> run(messages, budget) for every system of rule 1 (LangChain input converted
+    beforehand: see `prepare`)."""
+    drop = bl.POLICIES["drop-oldest"]
+    quarter = bl.QuarterCounter()
+    exact, cheap = bl.lc_exact_counter(enc), bl.lc_cheap_counter()
+
+    def tik() -> cf.TiktokenCounter:
+        return cf.TiktokenCounter(enc)
+
+    return {
+        FLOOR: lambda m, b: floor(m, enc),
+        CF_EXACT: _cold(lambda m, b: cf.compact(list(m), b, counter=tik())),
+        CF_DROP_EXACT: _cold(lambda m, b: cf.compact(list(m), b, counter=tik(), policy=drop)),
+        LC_EXACT: lambda m, b: bl.trim(_LC[id(m)], b, exact, bl.START_ON_TURN),
+        CF_HEURISTIC: _cold(lambda m, b: cf.compact(list(m), b, counter=cf.HeuristicCounter())),
+        CF_QUARTER: _cold(lambda m, b: cf.compact(list(m), b, counter=quarter)),
+        CF_DROP_QUARTER: _cold(lambda m, b: cf.compact(list(m), b, counter=quarter, policy=drop)),
+        LC_CHEAP: lambda m, b: bl.trim(_LC[id(m)], b, cheap, bl.START_ON_TURN),
+    }
+
+
+_LC: dict[int, list[Any]] = {}
+"""LangChain messages for each input list (by identity), converted before timing."""
+
+
+def prepare(inputs: Sequence[Sequence[Wire]]) -> None:
+    """Convert every input for trim_messages (not timed, rule 2)."""
+    _LC.clear()
+    for messages in inputs:
+        _LC[id(messages)] = bl.lc_messages(messages)
+
+
+# --- measurements ------------------------------------------------------------------------
+
+
+def cpu(fn: Callable[[], object]) -> float:
+    """CPU seconds of one call, garbage collector paused (rule 1)."""
+    gc.disable()
+    try:
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
+    finally:
+        gc.enable()
+
+
+def interleaved(systems: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+    """CPU seconds per run of each system; each round runs every system once, in turn."""
+    times: dict[str, list[float]] = {name: [] for name in systems}
+    for round_ in range(rounds):
+        order = list(systems.items())
+        for name, fn in order[::-1] if round_ % 2 else order:
+            times[name].append(cpu(fn))
+    return times
+
+
+@dataclass
+class Result:
+    """Everything one run measured."""
+
+    size: int = 0
+    tokens: int = 0
+    synthetic: dict[str, list[float]] = field(default_factory=dict)
+    corpus_n: int = 0
+    corpus_tokens: int = 0
+    corpus: dict[str, list[float]] = field(default_factory=dict)
+    resend: dict[str, list[float]] = field(default_factory=dict)
+    resend_cold: float = 0.0
+    turns: int = 0
+    imports: list[float] = field(default_factory=list)
+    cli: list[float] = field(default_factory=list)
+    cli_cpu: list[float] = field(default_factory=list)
+    memory: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """input name -> (peak bytes of the default exact run, input JSON bytes)."""
+
+
+def _batch(
+    inputs: Sequence[tuple[Sequence[Wire], int]], run: Callable[[Sequence[Wire], int], object]
+) -> Callable[[], object]:
+    return lambda: [run(m, b) for m, b in inputs]
+
+
+def measure_synthetic(size: int, rounds: int, enc: Any, out: Result) -> None:
+    """Rule 1 on one synthetic history."""
+    messages = history(size, 7)
+    out.size, out.tokens = size, bl.exact_tokens(messages)
+    budget = max(1, out.tokens // 4)
+    prepare([messages])
+    runs = {name: _batch([(messages, budget)], fn) for name, fn in systems(enc).items()}
+    out.synthetic = interleaved(runs, rounds)
+    out.memory["synthetic"] = _memory(messages, budget, enc)
+
+
+def measure_corpus(rounds: int, enc: Any, out: Result) -> None:
+    """Rule 1 over every corpus conversation, one pass per round."""
+    records = corpus()
+    if not records:
+        return
+    tokens = [bl.exact_tokens(r.messages) for r in records]
+    inputs = [(r.messages, max(1, t // 4)) for r, t in zip(records, tokens, strict=True)]
+    out.corpus_n, out.corpus_tokens = len(inputs), sum(tokens)
+    prepare([m for m, _ in inputs])
+    runs = {name: _batch(inputs, fn) for name, fn in systems(enc).items()}
+    out.corpus = interleaved(runs, rounds)
+    largest = max(inputs, key=lambda x: len(json.dumps(x[0])))
+    out.memory["corpus (largest)"] = _memory(*largest, enc)
+
+
+def _memory(messages: Sequence[Wire], budget: int, enc: Any) -> tuple[int, int]:
+    size = len(json.dumps(list(messages)).encode())
+    cf.clear_caches()
+    return peak_memory(
+        lambda: cf.compact(list(messages), budget, counter=cf.TiktokenCounter(enc))
+    ), size
+
+
+def measure_resend(size: int, turns: int, enc: Any, out: Result) -> None:
+    """Rule 4: history + one exchange per call, `turns` calls after a cold one."""
+    messages = history(size, 7)
+    budget = max(1, bl.exact_tokens(messages) // 4)
+    stream = exchanges(99)
+    cf.clear_caches()
+    out.resend_cold = cpu(lambda: cf.compact(messages, budget, model="gpt-4o"))
+    lc = bl.lc_messages(messages)
+    cheap, exact = bl.lc_cheap_counter(), bl.lc_exact_counter(enc)
+    times: dict[str, list[float]] = {"contextfold, gpt-4o": [], LC_CHEAP: [], LC_EXACT: []}
+    for _ in range(turns):
+        exchange = _next_exchange(stream)
+        messages = messages + exchange
+        lc = lc + bl.lc_messages(exchange, start=len(lc))
+        runs = _resend_runs(messages, lc, budget, (cheap, exact))
+        for name, seconds_ in interleaved(runs, 1).items():
+            times[name] += seconds_
+    out.resend, out.turns = times, turns
+
+
+def _resend_runs(
+    messages: list[Wire], lc: list[Any], budget: int, counters: tuple[Any, Any]
+) -> dict[str, Callable[[], object]]:
+    cheap, exact = counters
+    return {
+        "contextfold, gpt-4o": lambda: cf.compact(messages, budget, model="gpt-4o"),
+        LC_CHEAP: lambda: bl.trim(lc, budget, cheap, bl.START_ON_TURN),
+        LC_EXACT: lambda: bl.trim(lc, budget, exact, bl.START_ON_TURN),
+    }
+
+
+def _next_exchange(stream: Any) -> list[Wire]:
+    """One exchange: the next user request through the closing reply."""
+    out: list[Wire] = [next(stream)]
+    out += itertools.takewhile(lambda m: m["role"] != "user", stream)
+    return out
+
+
+def measure_startup(runs: int, out: Result) -> None:
+    """Rule 5: import time and CLI wall time, in fresh processes."""
+    pattern = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| contextfold$", re.MULTILINE)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import contextfold"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        found = pattern.search(done.stderr)
+        if found:
+            out.imports.append(int(found.group(1)) / 1e6)
+    script = Path(sys.executable).with_name("contextfold")
+    command = [str(script), "compact", str(EXAMPLE), "-b", "4000", "-m", "gpt-4o"]
+    subprocess.run(command, capture_output=True, check=True, env=env)  # bytecode, as installed
+    for _ in range(runs):
+        before = _children_cpu()
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, env=env)
+        out.cli.append(time.perf_counter() - start)
+        out.cli_cpu.append(_children_cpu() - before)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+# --- report ------------------------------------------------------------------------------
+
+
+def _ratio_rows(times: dict[str, list[float]]) -> list[list[str]]:
+    pairs = (
+        (CF_EXACT, FLOOR, "<= 1.5x"),
+        (CF_DROP_EXACT, FLOOR, ""),
+        (LC_EXACT, FLOOR, ""),
+        (CF_EXACT, LC_EXACT, "<= 0.5x"),
+        (CF_DROP_EXACT, LC_EXACT, ""),
+        (CF_QUARTER, LC_CHEAP, "<= 3x"),
+        (CF_HEURISTIC, LC_CHEAP, ""),
+        (CF_DROP_QUARTER, LC_CHEAP, ""),
+    )
+    return [[f"{a} / {b}", f"{median_ratio(times[a], times[b]):.2f}x", t] for a, b, t in pairs]
+
+
+def _times(title: str, times: dict[str, list[float]]) -> list[str]:
+    rows = [[name, seconds(statistics.median(times[name]))] for name in SYSTEMS]
+    lines = [title, "", *table(["system", "median"], rows), ""]
+    lines += table(["ratio (median of per-round ratios)", "measured", "target"], _ratio_rows(times))
+    return [*lines, ""]
+
+
+def section(result: Result, command: str) -> str:
+    """Markdown for BENCHMARKS.md."""
+    lines = [
+        HEADING,
+        "",
+        f"Command: `{command}` ({machine()}).",
+        "",
+        "Rules in bench/oneshot.py. Times are CPU seconds (`time.process_time`), medians of "
+        "interleaved rounds; the machine is shared and busy, which inflates wall time. "
+        "Cold runs: a fresh counter and `cf.clear_caches()` before "
+        "every contextfold run; budget 25% of the exact o200k tokens; trim_messages gets "
+        "LangChain messages converted beforehand. The floor encodes every text of every "
+        "message once with the same tiktoken Encoding (no framing, no cache).",
+        "",
+    ]
+    lines += _times(
+        f"Synthetic tool-heavy history, {result.size:,} messages ({result.tokens:,} tokens):",
+        result.synthetic,
+    )
+    if result.corpus:
+        lines += _times(
+            f"The corpus, {result.corpus_n} conversations in one pass "
+            f"({result.corpus_tokens:,} tokens):",
+            result.corpus,
+        )
+    lines += _resend_lines(result)
+    lines += _startup_lines(result)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _resend_lines(result: Result) -> list[str]:
+    cf_times = result.resend["contextfold, gpt-4o"]
+    per_call = statistics.median(cf_times)
+    rows = [[name, seconds(statistics.median(t))] for name, t in result.resend.items()]
+    return [
+        f"Stateless re-sender: the {result.size:,}-message history plus one exchange per call, "
+        f"{result.turns} calls after a cold one ({seconds(result.resend_cold)}), "
+        '`model="gpt-4o"`:',
+        "",
+        *table(["system", "median per call"], rows),
+        "",
+        f"contextfold per call / cold call: {per_call / result.resend_cold:.0%} (target <= 5%); "
+        f"/ trim_messages approximate: {median_ratio(cf_times, result.resend[LC_CHEAP]):.1f}x.",
+        "",
+    ]
+
+
+def _startup_lines(result: Result) -> list[str]:
+    mib = 1 << 20
+    rows = [
+        [name, f"{peak / mib:.1f} MiB", f"{size / mib:.1f} MiB", f"{peak / size:.2f}x"]
+        for name, (peak, size) in result.memory.items()
+    ]
+    imports = ", ".join(f"{t * 1e3:.1f}" for t in result.imports)
+    cli = ", ".join(f"{t:.2f}" for t in result.cli)
+    cli_cpu = ", ".join(f"{t:.2f}" for t in result.cli_cpu)
+    return [
+        f"Start-up: `import contextfold` cumulative (-X importtime) {imports} ms "
+        "(target < 150 ms); `contextfold compact` on the bundled example (-b 4000 -m gpt-4o) "
+        f"wall {cli} s, CPU (user + system) {cli_cpu} s (target < 0.5 s wall).",
+        "",
+        "Peak memory of one cold default exact run (tracemalloc) against the input's JSON:",
+        "",
+        *table(["input", "peak", "input JSON", "ratio"], rows),
+        "",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print (and write) the section."""
+    parser = argparse.ArgumentParser(prog="python -m bench.oneshot")
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    enc = bl.encoding()
+    warm = history(200, 1)
+    for fn in systems(enc).values():  # imports and first-use set-up, outside the timings
+        prepare([warm])
+        fn(warm, 10_000)
+    result = Result()
+    measure_startup(5, result)
+    measure_synthetic(args.size, args.rounds, enc, result)
+    measure_corpus(args.rounds, enc, result)
+    measure_resend(args.size, args.turns, enc, result)
+    command = "python -m bench.oneshot " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = section(result, command.strip())
+    print(text)
+    if not args.no_write:
+        write_section(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

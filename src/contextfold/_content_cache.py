@@ -1,0 +1,83 @@
+"""Bounded caches keyed by content, shared across calls (compact, ContextManager, proxy).
+
+Rules:
+1. A value is a pure function of one text, so it is keyed by the text's content: the text
+   itself when short, else its length and 128-bit BLAKE2b digest (a key never keeps a large
+   text alive). Same content, same value, in any call: a stateless caller that re-sends a
+   history pays for the new messages only.
+2. Each cache holds at most `size` values and forgets the least recently used first.
+3. Values must be immutable (tuples of frozen dataclasses): callers share them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Final, Generic, TypeVar
+
+V = TypeVar("V")
+
+SHORT: Final = 64
+"""Texts up to this length are their own key."""
+
+_ALL: list[ContentCache[object]] = []
+_CLEARERS: list[Callable[[], None]] = []
+
+
+def content_key(text: str) -> Hashable:
+    """Rule 1: the key for `text`."""
+    if len(text) <= SHORT:
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    return (len(text), hashlib.blake2b(data, digest_size=16).digest())
+
+
+class ContentCache(Generic[V]):
+    """At most `size` values of `make(text)`, by content (rules 1-2)."""
+
+    __slots__ = ("_data", "_make", "size")
+
+    def __init__(self, make: Callable[[str], V], size: int) -> None:
+        self._make = make
+        self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self.size = size
+        _ALL.append(self)  # type: ignore[arg-type]
+
+    def __call__(self, text: str) -> V:
+        key = content_key(text)
+        data = self._data
+        found = data.get(key, _MISSING)
+        if found is not _MISSING:
+            data.move_to_end(key)
+            return found  # type: ignore[return-value]
+        value = self._make(text)
+        data[key] = value
+        if len(data) > self.size:
+            data.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        """Forget every value."""
+        self._data.clear()
+
+
+_MISSING: Final = object()
+
+
+def on_clear(clear: Callable[[], None]) -> None:
+    """Have `clear_caches` call `clear` too (other caches that outlive a call)."""
+    _CLEARERS.append(clear)
+
+
+def clear_caches() -> None:
+    """Forget what is remembered across calls: everything read per text (facts, statements,
+    their kinds and subjects), and the counters `counter_for` keeps per model (with their
+    per-text counts). Tokenizer data stays loaded."""
+    for cache in _ALL:
+        cache.clear()
+    for clear in _CLEARERS:
+        clear()

@@ -1,0 +1,52 @@
+"""bench.oneshot in a tiny mode: every system runs, the floor counts what it claims, the
+section names every ratio and target."""
+
+from __future__ import annotations
+
+import pytest
+from bench.synthetic import history
+
+from bench import baselines as bl
+from bench import oneshot
+
+
+@pytest.fixture(scope="module")
+def result() -> oneshot.Result:
+    out = oneshot.Result()
+    enc = bl.encoding()
+    oneshot.measure_synthetic(60, 2, enc, out)
+    oneshot.measure_resend(60, 2, enc, out)
+    return out
+
+
+def test_floor_encodes_every_text_once() -> None:
+    messages = history(30, 2)
+    enc = bl.encoding()
+    expected = 0
+    for message in messages:
+        for text in oneshot._wire_texts(message):
+            expected += len(enc.encode(text, disallowed_special=()))
+    assert oneshot.floor(messages, enc) == expected
+    call = next(m for m in messages if m.get("tool_calls"))
+    texts = oneshot._wire_texts(call)
+    assert call["tool_calls"][0]["function"]["arguments"] in texts  # type: ignore[index]
+
+
+def test_every_system_is_timed(result: oneshot.Result) -> None:
+    assert set(result.synthetic) == set(oneshot.SYSTEMS)
+    assert all(len(t) == 2 and min(t) >= 0 for t in result.synthetic.values())
+    assert result.turns == 2
+    assert all(len(t) == 2 for t in result.resend.values())
+    peak, size = result.memory["synthetic"]
+    assert peak > 0
+    assert size > 0
+
+
+def test_section_names_ratios_and_targets(result: oneshot.Result) -> None:
+    result.imports, result.cli, result.cli_cpu = [0.01], [0.4], [0.3]
+    text = oneshot.section(result, "python -m bench.oneshot --size 60")
+    assert text.startswith(oneshot.HEADING)
+    for name in oneshot.SYSTEMS:
+        assert name in text
+    for target in ("<= 1.5x", "<= 0.5x", "<= 3x", "target <= 5%", "target < 150 ms"):
+        assert target in text

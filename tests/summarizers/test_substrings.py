@@ -1,0 +1,40 @@
+"""The n-gram index answers exactly as `in` does."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold._summarizers._substrings import GRAM, SMALL, Haystack
+
+_ALPHABET = "abc _\x00é"
+
+
+@given(
+    st.lists(st.text(_ALPHABET, min_size=1, max_size=8), min_size=1),
+    st.integers(0, 2**32),
+    st.data(),
+)
+def test_contains_is_in(words: list[str], seed: int, data: st.DataObject) -> None:
+    """Needles cut from the text, near misses and random ones: the same answer as `in`."""
+    rng = random.Random(seed)
+    pieces: list[str] = []
+    size = 0
+    while size <= SMALL:
+        pieces.append(rng.choice(words))
+        size += len(pieces[-1])
+    text = "".join(pieces)
+    haystack = Haystack(text)
+    start = data.draw(st.integers(0, len(text) - 1))
+    size = data.draw(st.integers(0, 3 * GRAM))
+    cut = text[start : start + size]
+    for needle in (cut, cut + "\x01", "é" + cut, data.draw(st.text(_ALPHABET, max_size=20))):
+        assert haystack.contains(needle) == (needle in text)
+
+
+def test_small_text_is_searched_directly() -> None:
+    haystack = Haystack("a short text")
+    assert haystack.contains("short")
+    assert not haystack.contains("long")

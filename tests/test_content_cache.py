@@ -1,0 +1,75 @@
+"""Content-addressed caches: same content, same value; bounded; keys never hold large texts."""
+
+from __future__ import annotations
+
+from contextfold._content_cache import SHORT, ContentCache, clear_caches, content_key
+
+
+def test_same_content_computed_once() -> None:
+    calls: list[str] = []
+
+    def make(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    cache = ContentCache(make, size=4)
+    long_text = "x" * (SHORT + 10)
+    assert cache(long_text) == SHORT + 10
+    assert cache("".join(["x"] * (SHORT + 10))) == SHORT + 10  # equal content, other object
+    assert cache("ab") == 2
+    assert calls == [long_text, "ab"]
+
+
+def test_bounded_least_recently_used_first() -> None:
+    cache = ContentCache(len, size=2)
+    cache("a"), cache("bb"), cache("a"), cache("ccc")
+    assert len(cache) == 2
+    calls: list[str] = []
+
+    def make(text: str) -> int:
+        calls.append(text)
+        return 0
+
+    probe = ContentCache(make, size=2)
+    probe("a"), probe("b"), probe("a"), probe("c"), probe("a"), probe("b")
+    assert calls == ["a", "b", "c", "b"]
+
+
+def test_long_texts_are_keyed_by_digest() -> None:
+    text = "y" * 10_000
+    key = content_key(text)
+    assert key != text
+    assert key == content_key("y" * 10_000)
+    assert content_key("y" * 9_999 + "z") != key
+    assert content_key("short") == "short"
+
+
+def test_clear_caches_empties_every_cache() -> None:
+    cache = ContentCache(len, size=8)
+    cache("abc")
+    clear_caches()
+    assert len(cache) == 0
+
+
+def test_clear_caches_forgets_counters_kept_per_model() -> None:
+    import contextfold as cf
+
+    first = cf.counter_for("gpt-4o")
+    assert cf.counter_for("gpt-4o") is first
+    cf.clear_caches()
+    assert cf.counter_for("gpt-4o") is not first
+
+
+def test_clear_caches_forgets_what_was_read_from_texts() -> None:
+    import contextfold as cf
+    from contextfold._statements._facts import normalize
+    from contextfold._statements._kinds import statement_kind
+
+    chat: list[dict[str, str]] = []
+    for i in range(30):
+        chat.append({"role": "user", "content": f"Never deploy service-{i} on Fridays. " * 5})
+        chat.append({"role": "assistant", "content": f"Noted for service-{i}. " * 20})
+    assert cf.compact(chat, 400).report.compacted
+    assert normalize.cache_info().currsize + statement_kind.cache_info().currsize > 0
+    cf.clear_caches()
+    assert normalize.cache_info().currsize == statement_kind.cache_info().currsize == 0
