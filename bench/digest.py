@@ -31,10 +31,10 @@ from .sessions import SPLITS, generate, wire
 from .synthetic import history
 
 FRACTIONS = (0.10, 0.25, 0.50)
-Case = tuple[str, Callable[[], cf.CompactResult]]
+Case = tuple[str, Callable[[], cf.CompactResult[Any]]]
 
 
-def digest(result: cf.CompactResult) -> str:
+def digest(result: cf.CompactResult[Any]) -> str:
     """Rule 1: one hash over payload, report and archive records."""
     store = result.archive.store
     records = {ref: store.get(ref) for ref in result.archive.refs()}
@@ -43,7 +43,7 @@ def digest(result: cf.CompactResult) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _one(payload: Any, budget: int, **kw: Any) -> Callable[[], cf.CompactResult]:
+def _one(payload: Any, budget: int, **kw: Any) -> Callable[[], cf.CompactResult[Any]]:
     return lambda: cf.compact(payload, budget, **kw)
 
 
