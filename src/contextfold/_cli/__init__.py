@@ -17,7 +17,7 @@ import typer
 
 import contextfold
 
-from . import _batch, _compact, _inspect, _recall
+from . import _batch, _compact, _inspect, _recall, _serve
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -34,6 +34,7 @@ for _module, _name in (
     (_batch, "batch"),
 ):
     app.command(_name, epilog=_module.EXAMPLE, no_args_is_help=True)(getattr(_module, _name))
+app.command("serve", epilog=_serve.EXAMPLE)(_serve.serve)
 
 
 def _version(value: bool) -> None:

@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 
 _BUCKETS: Final = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
@@ -23,6 +30,7 @@ class Metrics:
     """The proxy's counters (rules 1-3)."""
 
     def __init__(self, live_sessions: Callable[[], int]) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call] # the `_created` samples say nothing useful here
         self.registry: CollectorRegistry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(

@@ -21,6 +21,8 @@ import contextfold as cf
 _CHARS_PER_TOKEN: Final = 2
 """Conservative: recalled code and JSON run at 2.5-4 characters a token."""
 _MIN_ROOM: Final = 64
+_RESERVE: Final = 128
+"""Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
 _NO_CHOICE: Final[Mapping[str, object]] = {
     "openai-chat": "none",
     "openai-responses": "none",
@@ -87,7 +89,7 @@ def answer(
 ) -> list[object]:
     """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens."""
     calls = _calls(format, response)
-    share = room // max(1, len(calls))
+    share = (room - _RESERVE) // max(1, len(calls))
     results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
     if format == "anthropic":
         return [*_assistant(format, response), {"role": "user", "content": results}]
