@@ -97,6 +97,8 @@ def answer(
     """A tool call answer: a body, or the list of SSE events that stream it."""
     name, args = call
     model = str(body.get("model"))
+    if not name:
+        return _text_stream(fmt, model, turn) if stream else _text_body(fmt, model, turn)
     if fmt == "openai-chat":
         return (
             _chat_stream(model, name, args, turn)
@@ -267,6 +269,124 @@ def _responses_stream(done: dict[str, Any]) -> list[bytes]:
             "arguments": item["arguments"],
         },
         {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": done},
+    ]
+    return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]
+
+
+PIECES = ("Done: ", "the files ", "are read.")
+
+
+def _text_body(fmt: str, model: str, turn: int) -> dict[str, Any]:
+    """A plain text answer."""
+    if fmt == "openai-chat":
+        reply = _chat(model, "x", {}, turn, 0)
+        message = {"role": "assistant", "content": MODEL_TEXT}
+        reply["choices"][0].update(message=message, finish_reason="stop")
+        return reply
+    if fmt == "anthropic":
+        reply = _anthropic(model, "x", {}, turn, 0)
+        return {
+            **reply,
+            "content": [{"type": "text", "text": MODEL_TEXT}],
+            "stop_reason": "end_turn",
+        }
+    reply = _responses(model, "x", {}, turn, 0)
+    return {**reply, "output": [_message_item(turn, MODEL_TEXT)]}
+
+
+def _message_item(turn: int, text: str) -> dict[str, Any]:
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    return {
+        "type": "message",
+        "id": f"msg_{turn}",
+        "status": "completed",
+        "role": "assistant",
+        "content": content,
+    }
+
+
+def _text_stream(fmt: str, model: str, turn: int) -> list[bytes]:
+    """A text answer streamed in several deltas."""
+    if fmt == "openai-chat":
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return _sse(
+                {
+                    "id": f"chatcmpl-{turn}",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [choice],
+                }
+            )
+
+        pieces = [chunk({"content": p}) for p in PIECES]
+        return [
+            chunk({"role": "assistant", "content": ""}),
+            *pieces,
+            chunk({}, "stop"),
+            b"data: [DONE]\n\n",
+        ]
+    if fmt == "anthropic":
+        message = {**_anthropic(model, "x", {}, turn, 0), "content": [], "stop_reason": None}
+        deltas = [
+            _sse(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": p},
+                },
+                "content_block_delta",
+            )
+            for p in PIECES
+        ]
+        return [
+            _sse({"type": "message_start", "message": message}, "message_start"),
+            _sse(
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                "content_block_start",
+            ),
+            *deltas,
+            _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            _sse(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+                "message_delta",
+            ),
+            _sse({"type": "message_stop"}, "message_stop"),
+        ]
+    done = _text_body(fmt, model, turn)
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**done, "status": "in_progress", "output": []}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**_message_item(turn, ""), "content": [], "status": "in_progress"},
+        },
+        *(
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "item_id": f"msg_{turn}",
+                "delta": p,
+            }
+            for p in PIECES
+        ),
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": _message_item(turn, MODEL_TEXT),
+        },
         {"type": "response.completed", "response": done},
     ]
     return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]

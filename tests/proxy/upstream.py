@@ -15,6 +15,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,6 +45,7 @@ class Seen:
     """Why it was refused, None when it was answered."""
     round: bool = False
     """Whether it answers a recall call (a round the proxy asked, not a client turn)."""
+    raw: bytes = b""
 
 
 @dataclass
@@ -58,6 +60,10 @@ class Upstream:
     """(text, is_error) of every recall result the server was sent."""
     answered: int = 0
     recall_ids: set[str] = field(default_factory=set)
+    delay: float = 0.0
+    """Seconds between two streamed events."""
+    text_every: int = 0
+    """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
 
@@ -86,7 +92,7 @@ class Upstream:
         elif tokens > limit:
             refused = f"too long: {tokens} > {limit}"
         with self.lock:
-            self.seen.append(Seen(path, headers, body, tokens, refused, round_))
+            self.seen.append(Seen(path, headers, body, tokens, refused, round_, raw))
             if refused is None:
                 self.answered += 1
                 turn = self.answered
@@ -105,6 +111,8 @@ class Upstream:
         refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))
         if self.recall_every and has_recall and refs and turn % self.recall_every == 0:
             return cf.RECALL_TOOL_NAME, {"ref": refs[0], "offset": None, "limit": None}
+        if self.text_every and turn % self.text_every == 0:
+            return "", {}
         return "read_file", {"path": f"f{turn}.py"}
 
     def _note_recall_results(self, fmt: str, items: list[Any]) -> None:
@@ -157,6 +165,7 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
             for event in events:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
                 self.wfile.flush()
+                time.sleep(upstream.delay)
             self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, *args: object) -> None:
