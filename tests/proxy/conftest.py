@@ -75,7 +75,9 @@ def make_proxy(upstream: Upstream, tmp_path: Path) -> Iterator[ProxyFactory]:
     def make(**options: Any) -> Running:
         options.setdefault("store", f"sqlite:{tmp_path / f'proxy{len(stack)}.db'}")
         options.setdefault("windows", dict(WINDOWS))
-        config = Config(openai_upstream=upstream.url, anthropic_upstream=upstream.url, **options)
+        options.setdefault("openai_upstream", upstream.url)
+        options.setdefault("anthropic_upstream", upstream.url)
+        config = Config(**options)
         running = run_proxy(config)
         stack.append(running)
         return next(running)

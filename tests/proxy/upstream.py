@@ -76,7 +76,13 @@ class Upstream:
         fmt = FORMATS.get(path)
         if fmt is None:
             return 404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}
-        body = json.loads(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            why = f"invalid: the body is not JSON ({exc})"
+            with self.lock:
+                self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
+            return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
         problems = cf.validate(body, fmt)
         tokens = cf.count_tokens(body, model, format=fmt)

@@ -87,9 +87,12 @@ class Proxy:
         started = time.perf_counter()
         out, body = self._outgoing(request, endpoint, raw)
         self.metrics.added.observe(time.perf_counter() - started)
-        if isinstance(body, dict) and body.get("stream") is True:
-            return await _relay.stream(self.http(), out, self.metrics)
-        return await _relay.complete(self.http(), out, self.metrics)
+        try:
+            if isinstance(body, dict) and body.get("stream") is True:
+                return await _relay.stream(self.http(), out, self.metrics)
+            return await _relay.complete(self.http(), out, self.metrics)
+        except httpx.HTTPError as exc:
+            return _unreachable(endpoint, exc)
 
     async def count_tokens(self, request: Request) -> Response:
         endpoint = ENDPOINTS["/v1/messages"]
@@ -117,9 +120,12 @@ class Proxy:
         except TooLarge:
             return _error(endpoint, 413, "request_too_large", self._too_large())
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
-        answer = await self.http().request(
-            request.method, url, headers=request_headers(request.headers.items()), content=raw
-        )
+        try:
+            answer = await self.http().request(
+                request.method, url, headers=request_headers(request.headers.items()), content=raw
+            )
+        except httpx.HTTPError as exc:
+            return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
         return _relay._relay(answer)
 
@@ -239,6 +245,13 @@ def _error(endpoint: Endpoint, status: int, kind: str, message: str) -> Response
         return JSONResponse({"type": "error", "error": {"type": kind, "message": message}}, status)
     error = {"message": message, "type": kind, "param": None, "code": kind}
     return JSONResponse({"error": error}, status)
+
+
+def _unreachable(endpoint: Endpoint, exc: httpx.HTTPError) -> Response:
+    """502: the upstream could not be reached or broke off (rule 3 of `_relay`)."""
+    log.warning("upstream failed: %s: %s", type(exc).__name__, exc)
+    message = f"the proxy could not get an answer from the upstream ({type(exc).__name__})"
+    return _error(endpoint, 502, "api_error", message)
 
 
 def create_app(config: Config) -> Starlette:
