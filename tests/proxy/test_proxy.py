@@ -45,9 +45,8 @@ def test_count_tokens_is_answered_here(upstream: Upstream, make_proxy: ProxyFact
     running = make_proxy()
     body = {"model": "claude-sonnet-4-6", "system": "Be brief.", "messages": [agents_user()]}
     answer = httpx.post(f"{running.url}/v1/messages/count_tokens", json=body)
-    assert answer.json() == {
-        "input_tokens": cf.count_tokens(body, body["model"], format="anthropic")
-    }
+    expected = cf.count_tokens(body, "claude-sonnet-4-6", format="anthropic")
+    assert answer.json() == {"input_tokens": expected}
     assert upstream.seen == []
 
 
