@@ -17,6 +17,7 @@ Rules:
 from __future__ import annotations
 
 import hmac
+import itertools
 import json
 import logging
 import time
@@ -42,6 +43,7 @@ from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
+_CLIENTS: Final = 16
 
 
 class TooLarge(Exception):
@@ -61,16 +63,19 @@ class Proxy:
         )
         self.upstreams = Upstreams(config.openai_upstream, config.anthropic_upstream)
         self.metrics = Metrics(lambda: len(self.sessions))
-        self.client: httpx.AsyncClient | None = None
+        self.clients: list[httpx.AsyncClient] = []
+        self._turns = itertools.count()
 
     def http(self) -> httpx.AsyncClient:
-        if self.client is None:
-            self.client = client(self.config.timeout)
-        return self.client
+        """An upstream client, in turn from a few: one httpx pool slows down past a few
+        dozen concurrent requests, several small ones do not."""
+        if not self.clients:
+            self.clients = [client(self.config.timeout) for _ in range(_CLIENTS)]
+        return self.clients[next(self._turns) % _CLIENTS]
 
     async def close(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
+        for one in self.clients:
+            await one.aclose()
         self.sessions.close()
 
     # --- routes ------------------------------------------------------------------------

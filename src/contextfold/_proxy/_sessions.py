@@ -2,9 +2,11 @@
 
 Rules:
 1. A request continues a session when its items extend the ones the session holds: the
-   same root (endpoint, model, system prompt, first item), at least as many items, and
-   the item where the session ended has the digest the session kept. Only those digests
-   are computed, so matching costs O(1) items, not O(history). With an
+   same root (endpoint, model, system prompt, first two items), at least as many items,
+   and the items where the session ended and halfway there have the digests the session
+   kept. Only those digests are computed, so matching costs O(1) items, not O(history);
+   a client that rewrites other items of its own history is not noticed (its session
+   keeps the items it was sent). With an
    `x-contextfold-session` header the session is named by the client instead; a named
    session whose items do not continue starts over under that name.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
@@ -102,14 +104,18 @@ class Sessions:
         found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
         best: Meta | None = None
         digests: dict[int, str] = {}
+
+        def at(index: int) -> str:
+            if index not in digests:
+                digests[index] = digest(items[index])
+            return digests[index]
+
         for meta in found:
             if meta is None or meta.root != root or not 0 < meta.length <= len(items):
                 continue
-            at = meta.length - 1
-            if at not in digests:
-                digests[at] = digest(items[at])
-            if digests[at] == meta.last and (best is None or meta.length > best.length):
-                best = meta
+            ends = at(meta.length - 1) == meta.last
+            if ends and at((meta.length - 1) // 2) == meta.middle:
+                best = meta if best is None or meta.length > best.length else best
         return best
 
     def _current(self, meta: Meta) -> Live | None:
@@ -148,7 +154,7 @@ class Sessions:
         skip = skip if endpoint.format == "openai-responses" else 0
         for message in conversation.messages:
             manager.add(message)
-        meta = Meta(sid, root, 0, "", 0, False, skip, time.time())
+        meta = Meta(sid, root, 0, "", "", 0, False, skip, time.time())
         live = Live(meta, manager, Encoder(), 0)
         self._keep(live)
         return self._take(live, items, None)
@@ -194,6 +200,7 @@ class Sessions:
             old.root,
             len(items),
             digest(items[-1]),
+            digest(items[(len(items) - 1) // 2]),
             old.version + 1,
             old.folded or compacted,
             old.skip,

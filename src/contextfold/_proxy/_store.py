@@ -39,6 +39,8 @@ class Meta:
     """Client items the session holds."""
     last: str
     """Digest of the client's item number `length - 1`."""
+    middle: str
+    """Digest of the client's item number `(length - 1) // 2`."""
     version: int
     folded: bool
     """Whether the view has ever differed from the client's items."""

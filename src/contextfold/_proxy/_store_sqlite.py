@@ -2,8 +2,12 @@
 
 Rules:
 1. `PATH` holds the sessions; `PATH.archive` the archive (a `cf.SqliteStore`).
-2. WAL journaling with `synchronous=NORMAL`: a save is one transaction and does not wait
-   for the disk, so a turn stays well under a millisecond.
+2. WAL journaling with `synchronous=OFF`: a save is one transaction that never waits for
+   the disk, so a turn stays well under a millisecond. Sessions are derived state: after a
+   crash a lost turn only means the next request rebuilds from an older point (the client
+   sends its whole history), while the archive (`cf.SqliteStore`) keeps its own
+   durability. Snapshots sit in their own table, so a turn's small meta update never
+   rewrites a large snapshot row.
 3. Expiry runs on save, at most once a minute: sessions idle past `ttl` are deleted.
 """
 
@@ -20,8 +24,8 @@ from ._store import Meta, Saved, StoreError
 
 _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS sessions ("
-    "sid TEXT PRIMARY KEY, root TEXT NOT NULL, meta TEXT NOT NULL, snapshot TEXT NOT NULL, "
-    "touched REAL NOT NULL)",
+    "sid TEXT PRIMARY KEY, root TEXT NOT NULL, meta TEXT NOT NULL, touched REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS snapshots (sid TEXT PRIMARY KEY, snapshot TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS sessions_root ON sessions (root, touched)",
     "CREATE TABLE IF NOT EXISTS log ("
     "sid TEXT NOT NULL, seq INTEGER PRIMARY KEY AUTOINCREMENT, record TEXT NOT NULL)",
@@ -41,7 +45,7 @@ class SqliteSessions:
         try:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA synchronous=OFF")
             for statement in _SCHEMA:
                 self._db.execute(statement)
         except sqlite3.Error as exc:
@@ -73,7 +77,9 @@ class SqliteSessions:
         return Meta.load(str(rows[0][0]))
 
     def load(self, sid: str) -> Saved | None:
-        rows = self._rows("SELECT meta, snapshot FROM sessions WHERE sid = ?", sid)
+        rows = self._rows(
+            "SELECT meta, snapshot FROM sessions JOIN snapshots USING (sid) WHERE sid = ?", sid
+        )
         if not rows:
             return None
         log = self._rows("SELECT record FROM log WHERE sid = ? ORDER BY seq", sid)
@@ -86,14 +92,12 @@ class SqliteSessions:
                 if snapshot is not None:
                     self._db.execute("DELETE FROM log WHERE sid = ?", (meta.sid,))
                     self._db.execute(
-                        "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?)",
-                        (meta.sid, meta.root, meta.dump(), snapshot, meta.touched),
+                        "INSERT OR REPLACE INTO snapshots VALUES (?, ?)", (meta.sid, snapshot)
                     )
-                else:
-                    self._db.execute(
-                        "UPDATE sessions SET meta = ?, touched = ? WHERE sid = ?",
-                        (meta.dump(), meta.touched, meta.sid),
-                    )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?)",
+                    (meta.sid, meta.root, meta.dump(), meta.touched),
+                )
                 if record is not None:
                     self._db.execute(
                         "INSERT INTO log (sid, record) VALUES (?, ?)", (meta.sid, record)
@@ -111,6 +115,7 @@ class SqliteSessions:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             self._db.execute(f"DELETE FROM log WHERE sid IN ({gone})", (now - self.ttl,))
+            self._db.execute(f"DELETE FROM snapshots WHERE sid IN ({gone})", (now - self.ttl,))
             self._db.execute("DELETE FROM sessions WHERE touched < ?", (now - self.ttl,))
 
     def close(self) -> None:

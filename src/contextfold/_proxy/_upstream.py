@@ -14,6 +14,7 @@ Rules:
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -71,8 +72,11 @@ def response_headers(response: httpx.Response) -> dict[str, str]:
 
 def client(timeout: float) -> httpx.AsyncClient:
     """The shared async client: pooled connections, no retries (the client's SDK retries)."""
+    limits = httpx.Limits(max_connections=1_000, max_keepalive_connections=200)
+    # Headers and body go out in separate writes: without TCP_NODELAY the body waits for
+    # the upstream's delayed ACK.
+    nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    transport = httpx.AsyncHTTPTransport(limits=limits, socket_options=nodelay)
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, connect=10.0),
-        limits=httpx.Limits(max_connections=1_000, max_keepalive_connections=200),
-        follow_redirects=False,
+        timeout=httpx.Timeout(timeout, connect=10.0), transport=transport, follow_redirects=False
     )

@@ -65,9 +65,10 @@ def digest(value: object) -> str:
 
 
 def root_of(body: Mapping[str, object], endpoint: Endpoint, items: list[object]) -> str:
-    """What every request of one conversation shares: endpoint, model, system, first item."""
+    """What every request of one conversation shares: endpoint, model, system prompt and
+    first two items (a chat's system message and its first user message, say)."""
     system = body.get(endpoint.system) if endpoint.system else None
-    return digest([endpoint.format, body.get("model"), system, items[0]])
+    return digest([endpoint.format, body.get("model"), system, items[:2]])
 
 
 def with_recall_tool(tools: object, format: cf.Format) -> list[object]:
