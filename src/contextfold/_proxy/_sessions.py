@@ -24,7 +24,7 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -81,7 +81,7 @@ class Sessions:
         self,
         endpoint: Endpoint,
         body: Mapping[str, object],
-        items: list[object],
+        items: Sequence[object],
         budget: int,
         named: str | None,
     ) -> Turn:
@@ -94,12 +94,12 @@ class Sessions:
             return self._start(
                 sid, root=root, endpoint=endpoint, body=body, items=items, budget=budget
             )
-        new = items[meta.length :]
+        new = list(items[meta.length :])
         live.manager.budget = budget
         live.manager.extend(new)
         return self._take(live, items, {"items": new, "budget": budget})
 
-    def _match(self, root: str, items: list[object], named: str | None) -> Meta | None:
+    def _match(self, root: str, items: Sequence[object], named: str | None) -> Meta | None:
         """The session this request continues (rule 1)."""
         found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
         best: Meta | None = None
@@ -144,7 +144,7 @@ class Sessions:
         root: str,
         endpoint: Endpoint,
         body: Mapping[str, object],
-        items: list[object],
+        items: Sequence[object],
         budget: int,
     ) -> Turn:
         """A new session holding the whole request (rule 2)."""
@@ -186,7 +186,7 @@ class Sessions:
                 policy=self.policy,
             )
 
-    def _take(self, live: Live, items: list[object], record: dict[str, object] | None) -> Turn:
+    def _take(self, live: Live, items: Sequence[object], record: dict[str, object] | None) -> Turn:
         """Take the view and save the turn (rule 4)."""
         manager = live.manager
         before = manager.last_report

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -64,7 +64,7 @@ def digest(value: object) -> str:
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def root_of(body: Mapping[str, object], endpoint: Endpoint, items: list[object]) -> str:
+def root_of(body: Mapping[str, object], endpoint: Endpoint, items: Sequence[object]) -> str:
     """What every request of one conversation shares: endpoint, model, system prompt and
     first two items (a chat's system message and its first user message, say)."""
     system = body.get(endpoint.system) if endpoint.system else None
