@@ -214,7 +214,7 @@ def _ms(values: list[float], q: float) -> str:
     return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3:.2f} ms"
 
 
-def run(requests: int, seconds: float) -> dict[str, Any]:
+def run(requests: int, seconds: float, idle: int = 300) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         with upstream(0) as up, proxy(up, f"sqlite:{folder}/latency.db") as via:
@@ -228,7 +228,7 @@ def run(requests: int, seconds: float) -> dict[str, Any]:
             direct = asyncio.run(_sessions_for(up, seconds, 50))
             proxied = asyncio.run(_sessions_for(via, seconds, 50))
             results["throughput"] = (direct / seconds, proxied / seconds)
-    results["memory"] = memory_per_session()
+    results["memory"] = memory_per_session(idle)
     return results
 
 
