@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextfold as cf
+from contextfold._cli._serve import _window
 from contextfold._proxy import _recall, _sse
-from contextfold._proxy._budgets import budget_for, parse_window_option, window_for
+from contextfold._proxy._budgets import budget_for, window_for
 
 from . import replies
 
@@ -38,10 +39,10 @@ def test_budget_is_the_window_minus_the_output_limit() -> None:
 
 
 def test_window_options_say_what_is_wrong() -> None:
-    assert parse_window_option(" m = 10 ") == ("m", 10)
+    assert _window(" m = 10 ") == ("m", 10)
     for bad in ("m", "m=", "=5", "m=-1", "m=x"):
         with pytest.raises(ValueError, match="MODEL=TOKENS"):
-            parse_window_option(bad)
+            _window(bad)
 
 
 def _stream(fmt: str, name: str) -> bytes:

@@ -14,6 +14,7 @@ from typing import Annotated, Final
 import typer
 
 from contextfold import ContextFoldError
+from contextfold import serve as serve_proxy
 
 from ._io import fail
 
@@ -89,34 +90,33 @@ def serve(
 ) -> None:
     """Run an OpenAI- and Anthropic-compatible proxy that keeps every request in its window."""
     try:
-        import contextfold._proxy as proxy  # noqa: PLC0415 - the proxy extra is optional
-        from contextfold._proxy._budgets import parse_window_option  # noqa: PLC0415
-    except ImportError as exc:
-        fail(f"serve needs the proxy extra: pip install 'contextfold[proxy]' ({exc})")
-    try:
-        windows = dict(parse_window_option(w) for w in window or [])
+        windows = dict(_window(w) for w in window or [])
     except ValueError as exc:
         fail(f"--window: {exc}")
-    if not 0 < low < high <= 1:
-        fail(f"--low and --high must satisfy 0 < low < high <= 1, got {low} and {high}")
-    if not 0 <= port <= 65_535 or max_body_mb < 1 or recall_rounds < 0 or session_ttl <= 0:
-        fail("--port must be 0-65535; --max-body-mb, --session-ttl positive; --recall-rounds >= 0")
-    config = proxy.Config(
-        openai_upstream=openai_upstream,
-        anthropic_upstream=anthropic_upstream,
-        store=store,
-        windows=windows,
-        default_window=default_window,
-        high=high,
-        low=low,
-        ttl=session_ttl,
-        token=token,
-        max_body=max_body_mb * 1024 * 1024,
-        recall_rounds=recall_rounds,
-    )
     try:
-        proxy.serve(config, host, port, log_level.lower())
-    except (OSError, ValueError) as exc:  # a taken port, a bad store path ...
+        serve_proxy(
+            host=host,
+            port=port,
+            openai_upstream=openai_upstream,
+            anthropic_upstream=anthropic_upstream,
+            store=store,
+            windows=windows,
+            default_window=default_window,
+            high=high,
+            low=low,
+            session_ttl=session_ttl,
+            token=token,
+            max_body=max_body_mb * 1024 * 1024,
+            recall_rounds=recall_rounds,
+            log_level=log_level.lower(),
+        )
+    except (ContextFoldError, OSError, ValueError) as exc:  # a taken port, a bad store ...
         fail(f"serve: {exc}")
-    except ContextFoldError as exc:
-        fail(f"serve: {exc}")
+
+
+def _window(text: str) -> tuple[str, int]:
+    """`MODEL=TOKENS` as given to `--window`; ValueError saying what is wrong."""
+    model, sep, tokens = text.partition("=")
+    if not sep or not model.strip() or not tokens.strip().isdigit() or int(tokens) < 1:
+        raise ValueError(f"expected MODEL=TOKENS (e.g. gpt-4o=128000), got {text!r}")
+    return model.strip(), int(tokens)

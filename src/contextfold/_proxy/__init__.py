@@ -2,10 +2,11 @@
 request on its way upstream.
 
 An outer layer: it uses only the public `contextfold` API, and this package (Starlette,
-uvicorn, httpx, redis, prometheus_client: the `proxy` extra) is imported only by `serve`.
+uvicorn, httpx, redis, prometheus_client: the `proxy` extra) is imported only by
+`contextfold.serve`.
 
 Rules:
-1. `serve` binds the socket itself, so `port=0` picks a free port, and prints
+1. `run` binds the socket itself, so `port=0` picks a free port, and prints
    `contextfold serve listening on http://HOST:PORT` as the first line of stderr before
    it serves.
 2. Logs go to stderr through the `contextfold.proxy` logger; no log line carries request
@@ -22,7 +23,7 @@ import uvicorn
 from ._app import create_app
 from ._config import Config
 
-__all__ = ["Config", "create_app", "serve"]
+__all__ = ["Config", "bind", "create_app", "run"]
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -38,7 +39,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(
+def run(
     config: Config, host: str = "127.0.0.1", port: int = 8_787, log_level: str = "warning"
 ) -> None:
     """Run the proxy until interrupted (rule 1)."""

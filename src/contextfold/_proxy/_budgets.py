@@ -96,11 +96,3 @@ def budget_for(body: Mapping[str, object], format: str, window: int) -> int | No
     """The prompt's budget (rule 3), None when the reserve leaves no room at all."""
     room = window - output_reserve(body, format, window)
     return room if room > 0 else None
-
-
-def parse_window_option(text: str) -> tuple[str, int]:
-    """`MODEL=TOKENS` as given to `--window`; ValueError saying what is wrong."""
-    model, sep, tokens = text.partition("=")
-    if not sep or not model.strip() or not tokens.strip().isdigit() or int(tokens) < 1:
-        raise ValueError(f"expected MODEL=TOKENS (e.g. gpt-4o=128000), got {text!r}")
-    return model.strip(), int(tokens)
