@@ -132,7 +132,7 @@ class Proxy:
         except httpx.HTTPError as exc:
             return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
-        return _relay._relay(answer)
+        return _relay.relay(answer)
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "sessions": len(self.sessions)})

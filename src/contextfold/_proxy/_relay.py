@@ -73,7 +73,7 @@ async def complete(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -
         rounds = out.rounds
         data = _json(answer) if rounds is not None and answer.status_code == 200 else None
         if rounds is None or data is None:
-            return _relay(answer)
+            return relay(answer)
         if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
             started = time.perf_counter()
             out.content = rounds.next_body(data)
@@ -84,7 +84,7 @@ async def complete(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -
             stripped = _recall.strip(rounds.format, data)
             headers = response_headers(answer)
             return Response(json.dumps(stripped), answer.status_code, headers)
-        return _relay(answer)
+        return relay(answer)
 
 
 def _json(answer: httpx.Response) -> dict[str, Any] | None:
@@ -95,7 +95,7 @@ def _json(answer: httpx.Response) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _relay(answer: httpx.Response) -> Response:
+def relay(answer: httpx.Response) -> Response:
     return Response(answer.content, answer.status_code, response_headers(answer))
 
 
@@ -106,7 +106,7 @@ async def stream(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -> 
     if first.status_code != 200:
         await first.aread()
         await first.aclose()
-        return _relay(first)
+        return relay(first)
     headers = response_headers(first)
     if out.rounds is None:
         return StreamingResponse(_plain(first), 200, headers)
