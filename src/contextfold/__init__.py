@@ -79,6 +79,9 @@ if TYPE_CHECKING:
         Report,
         SummaryInfo,
     )
+    from ._serve import (
+        serve,
+    )
     from ._storage import (
         ArchiveStore,
         MemoryStore,
@@ -231,6 +234,7 @@ __all__ = [
     "recall_tool",
     "render",
     "retain_last",
+    "serve",
     "summarize",
     "summarizer_from_spec",
     "validate",
@@ -305,6 +309,7 @@ _LAZY: dict[str, str] = {
     "recall_tool": "._recall_tool",
     "render": "._adapters",
     "retain_last": "._strategies._eviction",
+    "serve": "._serve",
     "summarize": "._strategies._steps",
     "summarizer_from_spec": "._summarizers._spec",
     "validate": "._adapters",

@@ -18,7 +18,7 @@ import typer
 
 import contextfold
 
-from . import _batch, _compact, _example, _inspect, _recall
+from . import _batch, _compact, _example, _inspect, _recall, _serve
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -38,6 +38,7 @@ for _module, _name in (
     app.command(_name, epilog=_module.EXAMPLE, no_args_is_help=_name != "example")(
         getattr(_module, _name)
     )
+app.command("serve", epilog=_serve.EXAMPLE)(_serve.serve)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,283 @@
+"""What `contextfold serve` adds: latency per request, throughput, memory per session.
+
+Usage: .venv/bin/python -m bench.proxy [--requests N] [--seconds S] [--no-write]
+
+Rules:
+1. Three processes on this machine: a minimal OpenAI-compatible upstream (Starlette on
+   uvicorn; a fixed answer after `--upstream-ms` of simulated model time, 0 for latency),
+   `contextfold serve` in front of it (SQLite store), and the client. Every measurement
+   sends the same bodies to the upstream directly and through the proxy, interleaved.
+2. Latency: one session continuing turn by turn (each request = the previous one plus an
+   assistant turn and a tool result); added latency is the proxied time minus the direct
+   time of the same turn, summarized as p50 and p99. Sessions: short (a few messages),
+   1,000 messages that fit the window (forwarded byte for byte), and 1,000 messages
+   compacted to a 32k window.
+3. Throughput: 50 sessions at once (asyncio, one connection each), each request continuing
+   its session, for `--seconds`; requests per second direct and through the proxy, with a
+   50 ms upstream (a model answers in tens of milliseconds at best).
+4. Memory per idle session: the proxy's session objects (manager, view, caches) measured
+   with tracemalloc after 300 sessions of 20 messages went through `Sessions.turn`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+import contextfold as cf
+
+from .common import ROOT, machine, table, write_section
+
+ANSWER = {
+    "id": "chatcmpl-bench",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "bench",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "ok"},
+            "finish_reason": "stop",
+        }
+    ],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+WINDOWS = ("bench-fits=1000000", "bench-32k=32768")
+
+
+def upstream_app(delay: float) -> Any:
+    """The upstream of rule 1."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def chat(request: Request) -> JSONResponse:
+        await request.body()
+        if delay:
+            await asyncio.sleep(delay)
+        return JSONResponse(ANSWER)
+
+    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+
+
+def _serve_upstream(delay: float) -> None:
+    import uvicorn
+
+    from contextfold._proxy import bind
+
+    sock = bind("127.0.0.1", 0)
+    print(sock.getsockname()[1], file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn.Config(upstream_app(delay), log_level="error")).run(sockets=[sock])
+
+
+@contextmanager
+def _process(command: list[str], parse: Any) -> Iterator[str]:
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stderr is not None
+    try:
+        yield parse(process.stderr.readline().decode())
+    finally:
+        process.terminate()
+        process.wait(20)
+        process.stderr.close()
+
+
+def upstream(delay_ms: float) -> Any:
+    command = [sys.executable, "-m", "bench.proxy", "--serve-upstream", str(delay_ms)]
+    return _process(command, lambda line: f"http://127.0.0.1:{int(line)}/v1")
+
+
+def proxy(upstream_url: str, store: str) -> Any:
+    command = [sys.executable, "-m", "contextfold", "serve", "--port", "0", "--store", store]
+    command += ["--openai-upstream", upstream_url]
+    for window in WINDOWS:
+        command += ["--window", window]
+    return _process(command, lambda line: line.split()[-1] + "/v1")
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+
+def _turn(n: int, words: int = 60) -> list[dict[str, Any]]:
+    """One agent turn: a tool call and its result (~`words` * 2 tokens)."""
+    call = {"id": f"call_{n}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    text = " ".join(f"line{n}_{i} value={i * n}" for i in range(words))
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"call_{n}", "content": text},
+    ]
+
+
+def session(messages: int, tag: str) -> list[dict[str, Any]]:
+    """A session of about `messages` messages."""
+    items: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a benchmark agent."},
+        {"role": "user", "content": f"Session {tag}: read everything."},
+    ]
+    turn = 0
+    while len(items) < messages:
+        items += _turn(turn)
+        turn += 1
+    return items
+
+
+def _body(model: str, items: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"model": model, "messages": items, "max_tokens": 256}).encode()
+
+
+def latency(base: str, proxied: str, model: str, messages: int, requests: int) -> list[float]:
+    """Added seconds per request for one continuing session (rule 2)."""
+    items = session(messages, f"{model}-{messages}")
+    added = []
+    with httpx.Client(timeout=60) as client:
+        for n in range(requests + 5):
+            items += _turn(10_000 + n)
+            body = _body(model, items)
+            times = []
+            for url in (base, proxied):
+                start = time.perf_counter()
+                client.post(url + "/chat/completions", content=body).raise_for_status()
+                times.append(time.perf_counter() - start)
+            if n >= 5:  # the first requests start the session and warm the counters
+                added.append(times[1] - times[0])
+    return added
+
+
+async def _sessions_for(url: str, seconds: float, sessions: int) -> int:
+    """Requests done by `sessions` concurrent continuing sessions in `seconds` (rule 3);
+    each session is its own agent with its own client, made before the clock starts."""
+    done = 0
+
+    async def one(client: httpx.AsyncClient, index: int, stop: float) -> None:
+        nonlocal done
+        items, n = session(10, f"{url}-{index}-{time.time()}"), 0
+        while time.perf_counter() < stop:
+            items += _turn(n)
+            n += 1
+            body = _body("bench-32k", items)
+            (await client.post(url + "/chat/completions", content=body)).raise_for_status()
+            done += 1
+            if len(items) > 60:  # a new session now and then, as new conversations start
+                items = session(10, f"{url}-{index}-{time.time()}")
+
+    clients = [httpx.AsyncClient(timeout=60) for _ in range(sessions)]
+    try:
+        stop = time.perf_counter() + seconds
+        await asyncio.gather(*(one(c, i, stop) for i, c in enumerate(clients)))
+    finally:
+        for client in clients:
+            await client.aclose()
+    return done
+
+
+def memory_per_session(count: int = 300) -> float:
+    """Bytes held per idle session (rule 4)."""
+    from contextfold._proxy._config import open_store
+    from contextfold._proxy._sessions import Sessions
+    from contextfold._proxy._wire import ENDPOINTS
+
+    endpoint = ENDPOINTS["/v1/chat/completions"]
+    with tempfile.TemporaryDirectory() as folder:
+        sessions = Sessions(open_store(f"sqlite:{folder}/m.db", 3600), cf.Policy(), 3600)
+        warm = session(20, "warm")
+        sessions.turn(endpoint, {"model": "gpt-4o", "messages": warm}, warm, 30_000, None)
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for index in range(count):
+            items = session(20, f"memory-{index}")
+            sessions.turn(endpoint, {"model": "gpt-4o", "messages": items}, items, 30_000, None)
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        sessions.close()
+    return held / count
+
+
+# --- the section ------------------------------------------------------------------------------
+
+
+def _ms(values: list[float], q: float) -> str:
+    ordered = sorted(values)
+    return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3:.2f} ms"
+
+
+def run(requests: int, seconds: float, idle: int = 300) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        with upstream(0) as up, proxy(up, f"sqlite:{folder}/latency.db") as via:
+            for name, model, messages in (
+                ("short session (~10 messages)", "bench-fits", 10),
+                ("1,000 messages, fits (forwarded as sent)", "bench-fits", 1_000),
+                ("1,000 messages, compacted to a 32k window", "bench-32k", 1_000),
+            ):
+                results[name] = latency(up, via, model, messages, requests)
+        with upstream(50) as up, proxy(up, f"sqlite:{folder}/load.db") as via:
+            direct = asyncio.run(_sessions_for(up, seconds, 50))
+            proxied = asyncio.run(_sessions_for(via, seconds, 50))
+            results["throughput"] = (direct / seconds, proxied / seconds)
+    results["memory"] = memory_per_session(idle)
+    return results
+
+
+def section(results: dict[str, Any], command: str) -> str:
+    rows = [
+        (name, _ms(added, 0.5), _ms(added, 0.99), len(added))
+        for name, added in results.items()
+        if isinstance(added, list)
+    ]
+    direct, proxied = results["throughput"]
+    lines = [
+        "## Proxy overhead (`contextfold serve`)",
+        "",
+        f"`{command}` ({machine()}). A local OpenAI-compatible upstream answers at once "
+        "(latency) or after 50 ms (throughput); client, proxy (SQLite store) and upstream "
+        "are three processes on this machine. Added latency = time through the proxy minus "
+        "time direct, for the same body, interleaved; each session continues turn by turn.",
+        "",
+        *table(("continuing session", "added p50", "added p99", "requests"), rows),
+        "",
+        f"Throughput, 50 concurrent sessions, 50 ms upstream: {direct:,.0f} req/s direct, "
+        f"{proxied:,.0f} req/s through the proxy.",
+        "",
+        f"Memory per idle session (view, caches, manager; 20 messages): "
+        f"{results['memory'] / 1024:,.0f} KiB.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--serve-upstream", type=float, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_upstream is not None:
+        _serve_upstream(args.serve_upstream / 1000)
+        return 0
+    results = run(args.requests, args.seconds)
+    command = ".venv/bin/python -m bench.proxy"
+    if (args.requests, args.seconds) != (200, 10.0):
+        command += f" --requests {args.requests} --seconds {args.seconds:g}"
+    text = section(results, command)
+    print(text)
+    if not args.no_write:
+        write_section(text, Path(os.environ.get("CONTEXTFOLD_BENCHMARKS", ROOT / "BENCHMARKS.md")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

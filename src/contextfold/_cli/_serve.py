@@ -1,0 +1,122 @@
+"""`contextfold serve`: run the compacting proxy (the `proxy` extra).
+
+Rules:
+1. Options map one to one onto the proxy's Config; a bad value exits 2 with one line.
+2. The proxy package is imported only here, only when the command runs; without the
+   extra the command says which extra to install.
+3. The first stderr line is the listening address (`--port 0` picks a free port).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+import typer
+
+from contextfold import ContextFoldError
+from contextfold import serve as serve_proxy
+
+from ._io import fail
+
+EXAMPLE: Final = (
+    "\b\nExample:\n"
+    "  contextfold serve --port 8787 --openai-upstream https://api.openai.com/v1 \\\n"
+    "      --anthropic-upstream https://api.anthropic.com/v1 --window my-model=32768\n"
+    "  # then: OpenAI(base_url='http://127.0.0.1:8787/v1'),\n"
+    "  #       Anthropic(base_url='http://127.0.0.1:8787')"
+)
+
+Host = Annotated[str, typer.Option("--host", help="Address to listen on.")]
+Port = Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")]
+OpenAIUp = Annotated[
+    str,
+    typer.Option("--openai-upstream", metavar="URL", help="OpenAI-compatible base URL (…/v1)."),
+]
+AnthropicUp = Annotated[
+    str, typer.Option("--anthropic-upstream", metavar="URL", help="Anthropic base URL (…/v1).")
+]
+Store = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        metavar="URL",
+        help="sqlite:PATH (one process) or redis://HOST:PORT/DB (replicas share it).",
+    ),
+]
+Windows = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--window",
+        metavar="MODEL=TOKENS",
+        help="Context window of a model (repeatable; a name ending in * is a prefix).",
+    ),
+]
+DefaultWindow = Annotated[
+    int | None,
+    typer.Option("--default-window", help="Window for models nobody knows (else: no compaction)."),
+]
+High = Annotated[float, typer.Option("--high", help="Compact past this fraction of the budget.")]
+Low = Annotated[float, typer.Option("--low", help="...down to this fraction.")]
+Ttl = Annotated[float, typer.Option("--session-ttl", help="Seconds a session may stay idle.")]
+Token = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar="CONTEXTFOLD_PROXY_TOKEN",
+        help="Require clients to send this in x-contextfold-token.",
+    ),
+]
+MaxBody = Annotated[int, typer.Option("--max-body-mb", help="Largest request body accepted.")]
+Rounds = Annotated[int, typer.Option("--recall-rounds", help="Recall rounds per request.")]
+LogLevel = Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")]
+
+
+def serve(
+    *,
+    host: Host = "127.0.0.1",
+    port: Port = 8787,
+    openai_upstream: OpenAIUp = "https://api.openai.com/v1",
+    anthropic_upstream: AnthropicUp = "https://api.anthropic.com/v1",
+    store: Store = "sqlite:contextfold-proxy.db",
+    window: Windows = None,
+    default_window: DefaultWindow = None,
+    high: High = 0.9,
+    low: Low = 0.6,
+    session_ttl: Ttl = 3600.0,
+    token: Token = None,
+    max_body_mb: MaxBody = 32,
+    recall_rounds: Rounds = 3,
+    log_level: LogLevel = "warning",
+) -> None:
+    """Run an OpenAI- and Anthropic-compatible proxy that keeps every request in its window."""
+    try:
+        windows = dict(_window(w) for w in window or [])
+    except ValueError as exc:
+        fail(f"--window: {exc}")
+    try:
+        serve_proxy(
+            host=host,
+            port=port,
+            openai_upstream=openai_upstream,
+            anthropic_upstream=anthropic_upstream,
+            store=store,
+            windows=windows,
+            default_window=default_window,
+            high=high,
+            low=low,
+            session_ttl=session_ttl,
+            token=token,
+            max_body=max_body_mb * 1024 * 1024,
+            recall_rounds=recall_rounds,
+            log_level=log_level.lower(),
+        )
+    except (ContextFoldError, OSError, ValueError) as exc:  # a taken port, a bad store ...
+        fail(f"serve: {exc}")
+
+
+def _window(text: str) -> tuple[str, int]:
+    """`MODEL=TOKENS` as given to `--window`; ValueError saying what is wrong."""
+    model, sep, tokens = text.partition("=")
+    if not sep or not model.strip() or not tokens.strip().isdigit() or int(tokens) < 1:
+        raise ValueError(f"expected MODEL=TOKENS (e.g. gpt-4o=128000), got {text!r}")
+    return model.strip(), int(tokens)

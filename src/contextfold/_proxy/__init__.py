@@ -1,0 +1,54 @@
+"""`contextfold serve`: an OpenAI- and Anthropic-compatible proxy that compacts every
+request on its way upstream.
+
+An outer layer: it uses only the public `contextfold` API, and this package (Starlette,
+uvicorn, httpx, redis, prometheus_client: the `proxy` extra) is imported only by
+`contextfold.serve`.
+
+Rules:
+1. `run` binds the socket itself, so `port=0` picks a free port, and prints
+   `contextfold serve listening on http://HOST:PORT` as the first line of stderr before
+   it serves.
+2. Logs go to stderr through the `contextfold.proxy` logger; no log line carries request
+   headers or bodies.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import uvicorn
+
+from ._app import create_app
+from ._config import Config
+
+__all__ = ["Config", "bind", "create_app", "run"]
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on `host:port` (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto named explicitly: asyncio sets TCP_NODELAY only on sockets that say they are
+    # TCP, and without it every answer waits out a delayed ACK (~40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2_048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def run(
+    config: Config, host: str = "127.0.0.1", port: int = 8_787, log_level: str = "warning"
+) -> None:
+    """Run the proxy until interrupted (rule 1)."""
+    app = create_app(config)
+    sock = bind(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"contextfold serve listening on http://{shown}:{bound}", file=sys.stderr, flush=True)
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on")
+    )
+    server.run(sockets=[sock])

@@ -1,0 +1,280 @@
+"""The ASGI app: routes, the compacting path, and everything forwarded as it is.
+
+Rules:
+1. `POST /v1/chat/completions`, `/v1/responses` and `/v1/messages` are compacted;
+   `/v1/messages/count_tokens` is answered here with our count; `/healthz` and `/metrics`
+   are the proxy's own; every other path and method goes upstream unchanged.
+2. A compacting request: read (at most `max_body` bytes, else 413), find its session,
+   add its new items, take the view. Unless the session was ever compacted the client's
+   bytes go upstream unchanged; otherwise the compacted body does, with the recall tool.
+3. Anything that goes wrong while compacting (a body we cannot read, a store that is
+   down, a bug) forwards the client's bytes unchanged and logs one line naming the error
+   type and message, never headers or bodies: a request is never dropped.
+4. With `token` set, a request without it in `x-contextfold-token` gets 401 in its
+   provider's error shape. The token is compared in constant time and never forwarded.
+"""
+
+from __future__ import annotations
+
+import hmac
+import itertools
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+import contextfold as cf
+
+from . import _relay
+from ._budgets import WINDOW_HEADER, budget_for, window_for
+from ._config import Config, open_store
+from ._metrics import Metrics
+from ._sessions import SESSION_HEADER, Sessions, Turn
+from ._upstream import Upstreams, client, request_headers
+from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
+
+log = logging.getLogger("contextfold.proxy")
+TOKEN_HEADER: Final = "x-contextfold-token"
+_CLIENTS: Final = 16
+
+
+class TooLarge(Exception):
+    """The body is over the size limit."""
+
+
+class Proxy:
+    """The proxy's state: config, sessions, upstream client and metrics."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.sessions = Sessions(
+            open_store(config.store, config.ttl),
+            config.policy(),
+            config.ttl,
+            config.max_sessions,
+        )
+        self.upstreams = Upstreams(config.openai_upstream, config.anthropic_upstream)
+        self.metrics = Metrics(lambda: len(self.sessions))
+        self.clients: list[httpx.AsyncClient] = []
+        self._turns = itertools.count()
+
+    def http(self) -> httpx.AsyncClient:
+        """An upstream client, in turn from a few: one httpx pool slows down past a few
+        dozen concurrent requests, several small ones do not."""
+        if not self.clients:
+            self.clients = [client(self.config.timeout) for _ in range(_CLIENTS)]
+        return self.clients[next(self._turns) % _CLIENTS]
+
+    async def close(self) -> None:
+        for one in self.clients:
+            await one.aclose()
+        self.sessions.close()
+
+    # --- routes ------------------------------------------------------------------------
+
+    async def compacting(self, request: Request) -> Response:
+        endpoint = ENDPOINTS[request.url.path]
+        refused = self._refused(request, endpoint)
+        if refused is not None:
+            return refused
+        try:
+            raw = await self._read(request)
+        except TooLarge:
+            return _error(endpoint, 413, "request_too_large", self._too_large())
+        started = time.perf_counter()
+        out, body = self._outgoing(request, endpoint, raw)
+        self.metrics.added.observe(time.perf_counter() - started)
+        try:
+            if isinstance(body, dict) and body.get("stream") is True:
+                return await _relay.stream(self.http(), out, self.metrics)
+            return await _relay.complete(self.http(), out, self.metrics)
+        except httpx.HTTPError as exc:
+            return _unreachable(endpoint, exc)
+
+    async def count_tokens(self, request: Request) -> Response:
+        endpoint = ENDPOINTS["/v1/messages"]
+        refused = self._refused(request, endpoint)
+        if refused is not None:
+            return refused
+        try:
+            body = json.loads(await self._read(request))
+            model = body.get("model") if isinstance(body, dict) else None
+            total = cf.count_tokens(body, model, format="anthropic")
+        except TooLarge:
+            return _error(endpoint, 413, "request_too_large", self._too_large())
+        except (ValueError, cf.ContextFoldError) as exc:
+            return _error(endpoint, 400, "invalid_request_error", str(exc))
+        return JSONResponse({"input_tokens": total})
+
+    async def forward(self, request: Request) -> Response:
+        """Every other path, method and body: upstream unchanged (rule 1)."""
+        endpoint = ENDPOINTS["/v1/chat/completions"]
+        refused = self._refused(request, endpoint)
+        if refused is not None:
+            return refused
+        try:
+            raw = await self._read(request)
+        except TooLarge:
+            return _error(endpoint, 413, "request_too_large", self._too_large())
+        url = self.upstreams.url(request.url.path, request.url.query, request.headers)
+        try:
+            answer = await self.http().request(
+                request.method, url, headers=request_headers(request.headers.items()), content=raw
+            )
+        except httpx.HTTPError as exc:
+            return _unreachable(endpoint, exc)
+        self.metrics.requests.labels(request.url.path, "passthrough").inc()
+        return _relay.relay(answer)
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok", "sessions": len(self.sessions)})
+
+    async def metrics_text(self, request: Request) -> Response:
+        return Response(self.metrics.text(), media_type="text/plain; version=0.0.4")
+
+    # --- the compacting path ---------------------------------------------------------
+
+    def _outgoing(
+        self, request: Request, endpoint: Endpoint, raw: bytes
+    ) -> tuple[_relay.Outgoing, object]:
+        """What goes upstream for a compacting request (rules 2 and 3)."""
+        url = self.upstreams.url(request.url.path, request.url.query, request.headers)
+        out = _relay.Outgoing(url, request_headers(request.headers.items()), raw)
+        path = request.url.path
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self.metrics.requests.labels(path, "forwarded").inc()
+            return out, None
+        try:
+            turn = self._turn(request, endpoint, body)
+        except Exception as exc:  # rule 3: never drop a request over our own failure
+            log.warning("compaction failed, forwarding as sent: %s: %s", type(exc).__name__, exc)
+            self.metrics.requests.labels(path, "failed").inc()
+            return out, body
+        if turn is None or not turn.live.meta.folded:
+            self.metrics.requests.labels(path, "forwarded").inc()
+            return out, body
+        self._compacted(out, endpoint, body, turn)
+        return out, body
+
+    def _turn(self, request: Request, endpoint: Endpoint, body: object) -> Turn | None:
+        items = items_of(body, endpoint)
+        if items is None or not isinstance(body, dict):
+            return None
+        model = body.get("model")
+        window = window_for(
+            model if isinstance(model, str) else None,
+            self.config.windows,
+            self.config.default_window,
+            request.headers.get(WINDOW_HEADER),
+        )
+        budget = None if window is None else budget_for(body, endpoint.format, window)
+        if budget is None:
+            return None
+        named = request.headers.get(SESSION_HEADER)
+        return self.sessions.turn(endpoint, body, items, budget, named)
+
+    def _compacted(
+        self, out: _relay.Outgoing, endpoint: Endpoint, body: dict[str, Any], turn: Turn
+    ) -> None:
+        """Rule 2: the view in place of the items, with the recall tool."""
+        manager = turn.live.manager
+        data = {**body, "tools": with_recall_tool(body.get("tools"), endpoint.format)}
+        if endpoint.format == "anthropic":
+            system = manager.system_prompt()
+            data.pop("system", None)
+            if system is not None:
+                data["system"] = system
+        out.content = splice(data, endpoint.items, turn.live.encoder.items(turn.view))
+        data[endpoint.items] = turn.view
+        model = data.get("model")
+        out.rounds = _relay.Rounds(
+            endpoint.format,
+            endpoint.items,
+            data,
+            self.sessions.archive,
+            model if isinstance(model, str) else None,
+            max(0, manager.budget - turn.tokens),
+            self.config.recall_rounds,
+        )
+        self.metrics.requests.labels(_path(endpoint), "compacted").inc()
+        if turn.compacted and manager.last_report is not None:
+            report = manager.last_report
+            self.metrics.compactions.inc()
+            self.metrics.saved.inc(max(0, report.tokens_before - report.tokens_after))
+
+    # --- limits and access ---------------------------------------------------------------
+
+    async def _read(self, request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.config.max_body:
+            raise TooLarge
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.config.max_body:
+                raise TooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self) -> str:
+        return f"request body over the proxy's limit of {self.config.max_body:,} bytes"
+
+    def _refused(self, request: Request, endpoint: Endpoint) -> Response | None:
+        """Rule 4."""
+        token = self.config.token
+        if token is None:
+            return None
+        given = request.headers.get(TOKEN_HEADER, "")
+        if hmac.compare_digest(given.encode(), token.encode()):
+            return None
+        return _error(endpoint, 401, "authentication_error", f"missing or wrong {TOKEN_HEADER}")
+
+
+def _path(endpoint: Endpoint) -> str:
+    return next(p for p, e in ENDPOINTS.items() if e is endpoint)
+
+
+def _error(endpoint: Endpoint, status: int, kind: str, message: str) -> Response:
+    """An error in the shape the endpoint's provider uses."""
+    if endpoint.format == "anthropic":
+        return JSONResponse({"type": "error", "error": {"type": kind, "message": message}}, status)
+    error = {"message": message, "type": kind, "param": None, "code": kind}
+    return JSONResponse({"error": error}, status)
+
+
+def _unreachable(endpoint: Endpoint, exc: httpx.HTTPError) -> Response:
+    """502: the upstream could not be reached or broke off (rule 3 of `_relay`)."""
+    log.warning("upstream failed: %s: %s", type(exc).__name__, exc)
+    message = f"the proxy could not get an answer from the upstream ({type(exc).__name__})"
+    return _error(endpoint, 502, "api_error", message)
+
+
+def create_app(config: Config) -> Starlette:
+    """The proxy as an ASGI app."""
+    proxy = Proxy(config)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await proxy.close()
+
+    routes = [Route(path, proxy.compacting, methods=["POST"]) for path in ENDPOINTS]
+    routes += [
+        Route("/v1/messages/count_tokens", proxy.count_tokens, methods=["POST"]),
+        Route("/healthz", proxy.healthz, methods=["GET"]),
+        Route("/metrics", proxy.metrics_text, methods=["GET"]),
+        Route("/{path:path}", proxy.forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.proxy = proxy
+    return app

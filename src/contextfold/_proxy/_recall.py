@@ -1,0 +1,148 @@
+"""Recall calls answered inside the proxy, so the client never sees the recall tool.
+
+Rules:
+1. An answer whose tool calls are all recall calls (text beside them allowed) is a recall
+   round: the proxy appends the assistant's turn and one tool result per call to the
+   request, answered from the archive with `cf.answer_recall`, and asks again.
+2. Each answer is cut to the room the window has left (a recalled page states where it
+   stops, so the model can ask for the rest); with no room left the answer says so.
+3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
+   in an answer beside other tool calls are removed before the client sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import contextfold as cf
+
+_CHARS_PER_TOKEN: Final = 2
+"""Conservative: recalled code and JSON run at 2.5-4 characters a token."""
+_MIN_ROOM: Final = 64
+_RESERVE: Final = 128
+"""Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
+_NO_CHOICE: Final[Mapping[str, object]] = {
+    "openai-chat": "none",
+    "openai-responses": "none",
+    "anthropic": {"type": "none"},
+}
+
+
+def _calls(format: cf.Format, response: Mapping[str, Any]) -> list[tuple[str, str, object]]:
+    """Every tool call in `response` as (id, name, arguments)."""
+    if format == "openai-chat":
+        choices = response.get("choices") or [{}]
+        message = choices[0].get("message") or {}
+        return [
+            (c.get("id", ""), c["function"].get("name", ""), c["function"].get("arguments"))
+            for c in message.get("tool_calls") or []
+            if isinstance(c, dict) and isinstance(c.get("function"), dict)
+        ]
+    if format == "anthropic":
+        blocks = response.get("content") or []
+        return [
+            (b.get("id", ""), b.get("name", ""), b.get("input"))
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        ]
+    return [
+        (i.get("call_id", ""), i.get("name", ""), i.get("arguments"))
+        for i in response.get("output") or []
+        if isinstance(i, dict) and i.get("type") == "function_call"
+    ]
+
+
+def is_round(format: cf.Format, response: Mapping[str, Any]) -> bool:
+    """Rule 1: at least one call and all of them recall calls."""
+    calls = _calls(format, response)
+    return bool(calls) and all(name == cf.RECALL_TOOL_NAME for _, name, _ in calls)
+
+
+def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
+    """Whether any tool call in `response` is a recall call."""
+    return any(name == cf.RECALL_TOOL_NAME for _, name, _ in _calls(format, response))
+
+
+def _assistant(format: cf.Format, response: Mapping[str, Any]) -> list[object]:
+    """The answer as items the next request carries."""
+    if format == "openai-chat":
+        message = (response.get("choices") or [{}])[0].get("message") or {}
+        turn = {"role": "assistant", "content": message.get("content")}
+        return [{**turn, "tool_calls": message.get("tool_calls")}]
+    if format == "anthropic":
+        return [{"role": "assistant", "content": response.get("content") or []}]
+    return list(response.get("output") or [])
+
+
+def _result(format: cf.Format, call_id: str, text: str, error: bool) -> object:
+    if format == "openai-chat":
+        return {"role": "tool", "tool_call_id": call_id, "content": text}
+    if format == "anthropic":
+        return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": error}
+    return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+def answer(
+    format: cf.Format, response: Mapping[str, Any], archive: cf.Archive, room: int
+) -> list[object]:
+    """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens."""
+    calls = _calls(format, response)
+    share = (room - _RESERVE) // max(1, len(calls))
+    results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
+    if format == "anthropic":
+        return [*_assistant(format, response), {"role": "user", "content": results}]
+    return [*_assistant(format, response), *results]
+
+
+def _answer(
+    format: cf.Format, call_id: str, args: object, archive: cf.Archive, room: int
+) -> object:
+    if room < _MIN_ROOM:
+        text = (
+            f"{cf.RECALL_TOOL_NAME}: the context window has no room left for recalled text; "
+            "answer with what the conversation already holds."
+        )
+        return _result(format, call_id, text, True)
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {}
+    limit = room * _CHARS_PER_TOKEN
+    if isinstance(args, dict):
+        given = args.get("limit")
+        fits = isinstance(given, int) and not isinstance(given, bool) and 0 < given < limit
+        args = {**args, "limit": given if fits else limit}
+    text, error = cf.answer_recall(archive, args if isinstance(args, dict) else {})
+    return _result(format, call_id, text, error)
+
+
+def last_round(format: cf.Format, body: dict[str, Any]) -> dict[str, Any]:
+    """The request of the last round: no more tool calls (rule 3)."""
+    return {**body, "tool_choice": _NO_CHOICE[format]}
+
+
+def strip(format: cf.Format, response: dict[str, Any]) -> dict[str, Any]:
+    """`response` without its recall calls (rule 3)."""
+    if format == "openai-chat":
+        choices = [dict(c) for c in response.get("choices") or []]
+        for choice in choices:
+            message = dict(choice.get("message") or {})
+            calls = [c for c in message.get("tool_calls") or [] if not _is_recall_call(c)]
+            message["tool_calls"] = calls or None
+            choice["message"] = message
+        return {**response, "choices": choices}
+    key = "content" if format == "anthropic" else "output"
+    kept = [b for b in response.get(key) or [] if not _is_recall_block(b)]
+    return {**response, key: kept}
+
+
+def _is_recall_call(call: object) -> bool:
+    function = call.get("function") if isinstance(call, dict) else None
+    return isinstance(function, dict) and function.get("name") == cf.RECALL_TOOL_NAME
+
+
+def _is_recall_block(block: object) -> bool:
+    return isinstance(block, dict) and block.get("name") == cf.RECALL_TOOL_NAME

@@ -1,0 +1,177 @@
+"""Sending a request upstream and its answer back, with recall rounds in between.
+
+Rules:
+1. A request the proxy did not change is relayed as it is: status, headers and body, a
+   stream chunk by chunk as it arrives (nothing parsed, nothing buffered).
+2. A compacted request carries the recall tool; its answer is read (`_recall`): a recall
+   round is answered from the archive and the request asked again, up to `rounds` times,
+   the last with `tool_choice` none. The client gets the final answer only.
+3. Streaming a compacted request: events are held only until the answer shows what it is
+   (`_sse` rule 3). Text or another tool goes live at once (the held events first); an
+   answer of recall calls is held to its end and never reaches the client, whose stream
+   then continues with the next round's answer.
+4. An upstream error status is the client's answer, unchanged. When a later round fails
+   after a stream was promised, the stream ends with the provider's own error event.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from starlette.responses import Response, StreamingResponse
+
+import contextfold as cf
+
+from . import _recall, _sse
+from ._metrics import Metrics
+from ._upstream import response_headers
+
+
+@dataclass(slots=True)
+class Rounds:
+    """What recall rounds need: the compacted body as data and the room left."""
+
+    format: cf.Format
+    key: str
+    body: dict[str, Any]
+    archive: cf.Archive
+    model: str | None
+    room: int
+    limit: int
+    done: int = 0
+
+    def next_body(self, response: dict[str, Any]) -> bytes:
+        """The request after answering `response`'s recall calls (`_recall` rules 1-3)."""
+        added = _recall.answer(self.format, response, self.archive, self.room)
+        self.room -= cf.count_tokens(added, self.model, format=self.format)
+        self.done += 1
+        body = {**self.body, self.key: [*self.body[self.key], *added]}
+        self.body = _recall.last_round(self.format, body) if self.done >= self.limit else body
+        return json.dumps(self.body, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+@dataclass(slots=True)
+class Outgoing:
+    """One request on its way upstream."""
+
+    url: str
+    headers: list[tuple[str, str]]
+    content: bytes
+    rounds: Rounds | None = None
+
+
+async def complete(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -> Response:
+    """A non-streaming request and its answer (rules 1, 2, 4)."""
+    while True:
+        answer = await client.post(out.url, headers=out.headers, content=out.content)
+        metrics.upstream.labels(str(answer.status_code)).inc()
+        rounds = out.rounds
+        data = _json(answer) if rounds is not None and answer.status_code == 200 else None
+        if rounds is None or data is None:
+            return relay(answer)
+        if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
+            started = time.perf_counter()
+            out.content = rounds.next_body(data)
+            metrics.recall_rounds.inc()
+            metrics.added.observe(time.perf_counter() - started)
+            continue
+        if _recall.has_recall(rounds.format, data):
+            stripped = _recall.strip(rounds.format, data)
+            headers = response_headers(answer)
+            return Response(json.dumps(stripped), answer.status_code, headers)
+        return relay(answer)
+
+
+def _json(answer: httpx.Response) -> dict[str, Any] | None:
+    try:
+        data = answer.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def relay(answer: httpx.Response) -> Response:
+    return Response(answer.content, answer.status_code, response_headers(answer))
+
+
+async def stream(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -> Response:
+    """A streaming request: the answer relayed as it arrives (rules 1, 3, 4)."""
+    first = await _send(client, out)
+    metrics.upstream.labels(str(first.status_code)).inc()
+    if first.status_code != 200:
+        await first.aread()
+        await first.aclose()
+        return relay(first)
+    headers = response_headers(first)
+    if out.rounds is None:
+        return StreamingResponse(_plain(first), 200, headers)
+    return StreamingResponse(_rounds(client, out, first, metrics), 200, headers)
+
+
+async def _send(client: httpx.AsyncClient, out: Outgoing) -> httpx.Response:
+    request = client.build_request("POST", out.url, headers=out.headers, content=out.content)
+    return await client.send(request, stream=True)
+
+
+async def _plain(answer: httpx.Response) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in answer.aiter_bytes():
+            yield chunk
+    finally:
+        await answer.aclose()
+
+
+async def _rounds(
+    client: httpx.AsyncClient, out: Outgoing, answer: httpx.Response, metrics: Metrics
+) -> AsyncIterator[bytes]:
+    """Rule 3: one upstream stream per round, held until it shows what it is."""
+    rounds = out.rounds
+    assert rounds is not None
+    while True:
+        held: list[bytes] = []
+        live = False
+        assembler = _sse.assembler(rounds.format)
+        try:
+            async for event in _sse.events(answer.aiter_bytes()):
+                if live:
+                    yield event
+                    continue
+                assembler.feed(_sse.data_of(event))
+                held.append(event)
+                if assembler.decision == "live":
+                    live = True
+                    yield b"".join(held)
+        finally:
+            await answer.aclose()
+        response = assembler.response()
+        if live:
+            return
+        if rounds.done >= rounds.limit or not _recall.is_round(rounds.format, response):
+            yield b"".join(held)
+            return
+        started = time.perf_counter()
+        out.content = rounds.next_body(response)
+        metrics.recall_rounds.inc()
+        metrics.added.observe(time.perf_counter() - started)
+        answer = await _send(client, out)
+        metrics.upstream.labels(str(answer.status_code)).inc()
+        if answer.status_code != 200:
+            yield _error_event(rounds.format, (await answer.aread()).decode("utf-8", "replace"))
+            await answer.aclose()
+            return
+
+
+def _error_event(format: cf.Format, text: str) -> bytes:
+    """The provider's stream error event carrying an upstream error body (rule 4)."""
+    try:
+        error = json.loads(text)
+    except ValueError:
+        error = {"error": {"type": "api_error", "message": text[:2_000]}}
+    if format == "anthropic":
+        return b"event: error\ndata: " + json.dumps(error).encode() + b"\n\n"
+    return b"data: " + json.dumps(error).encode() + b"\n\n"

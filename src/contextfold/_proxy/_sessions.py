@@ -1,0 +1,234 @@
+"""Sessions: one ContextManager per conversation, found again on every request.
+
+Rules:
+1. A request continues a session when its items extend the ones the session holds: the
+   same root (endpoint, model, system prompt, first two items), at least as many items,
+   and the items where the session ended and halfway there have the digests the session
+   kept. Only those digests are computed, so matching costs O(1) items, not O(history);
+   a client that rewrites other items of its own history is not noticed (its session
+   keeps the items it was sent). With an
+   `x-contextfold-session` header the session is named by the client instead; a named
+   session whose items do not continue starts over under that name.
+2. A continuing request adds only its new items to the manager (O(new)); anything else
+   starts a new session from the whole body.
+3. Live managers stay in memory (least recently used first out, idle ones expire). The
+   store's meta version says whether the copy in memory is current: a replica that did
+   not see the latest turn rebuilds the manager from the store (see `_store` rule 1).
+4. Each turn is saved before the request goes upstream: a log record normally, a fresh
+   snapshot when the turn compacted or the log grew long.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import contextfold as cf
+
+from ._store import Meta, SessionStore
+from ._wire import Encoder, Endpoint, digest, root_of, with_recall_tool
+
+SESSION_HEADER: Final = "x-contextfold-session"
+_LOG_LIMIT: Final = 64
+"""Log records after which a save writes a fresh snapshot instead."""
+
+
+@dataclass(slots=True)
+class Live:
+    """A session's manager in memory."""
+
+    meta: Meta
+    manager: cf.ContextManager
+    encoder: Encoder
+    logged: int
+    """Log records in the store after its snapshot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One request's session after its new items went in."""
+
+    live: Live
+    view: list[object]
+    compacted: bool
+    """Whether this turn compacted the view."""
+    tokens: int
+    """The view's estimated tokens."""
+
+
+class Sessions:
+    """Sessions over a store, with live managers cached in memory (rules 1-4)."""
+
+    def __init__(
+        self, store: SessionStore, policy: cf.Policy, ttl: float, max_live: int = 10_000
+    ) -> None:
+        self.store = store
+        self.archive = cf.Archive(store.archive)
+        self.policy = policy
+        self.ttl = ttl
+        self.max_live = max_live
+        self._live: OrderedDict[str, Live] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def turn(
+        self,
+        endpoint: Endpoint,
+        body: Mapping[str, object],
+        items: Sequence[object],
+        budget: int,
+        named: str | None,
+    ) -> Turn:
+        """Find or start the request's session, add its new items and take the view."""
+        root = root_of(body, endpoint, items)
+        meta = self._match(root, items, named)
+        live = self._current(meta) if meta is not None else None
+        if live is None or meta is None:
+            sid = _named_sid(named) if named else "s" + uuid.uuid4().hex
+            return self._start(
+                sid, root=root, endpoint=endpoint, body=body, items=items, budget=budget
+            )
+        new = list(items[meta.length :])
+        live.manager.budget = budget
+        live.manager.extend(new)
+        return self._take(live, items, {"items": new, "budget": budget})
+
+    def _match(self, root: str, items: Sequence[object], named: str | None) -> Meta | None:
+        """The session this request continues (rule 1)."""
+        found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
+        best: Meta | None = None
+        digests: dict[int, str] = {}
+
+        def at(index: int) -> str:
+            if index not in digests:
+                digests[index] = digest(items[index])
+            return digests[index]
+
+        for meta in found:
+            if meta is None or meta.root != root or not 0 < meta.length <= len(items):
+                continue
+            ends = at(meta.length - 1) == meta.last
+            if ends and at((meta.length - 1) // 2) == meta.middle:
+                best = meta if best is None or meta.length > best.length else best
+        return best
+
+    def _current(self, meta: Meta) -> Live | None:
+        """The session's manager as the store has it (rule 3), None when it is gone."""
+        live = self._live.get(meta.sid)
+        if live is not None and live.meta.version == meta.version:
+            self._live.move_to_end(meta.sid)
+            return live
+        saved = self.store.load(meta.sid)
+        if saved is None:
+            return None
+        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=self.archive)
+        for text in saved.log:
+            record = json.loads(text)
+            manager.budget = int(record["budget"])
+            manager.extend(record["items"])
+            manager.view()
+        live = Live(saved.meta, manager, Encoder(), len(saved.log))
+        self._keep(live)
+        return live
+
+    def _start(
+        self,
+        sid: str,
+        *,
+        root: str,
+        endpoint: Endpoint,
+        body: Mapping[str, object],
+        items: Sequence[object],
+        budget: int,
+    ) -> Turn:
+        """A new session holding the whole request (rule 2)."""
+        manager = self._manager(endpoint, body, budget)
+        _, conversation = cf.parse({**body, endpoint.items: items}, endpoint.format)
+        skip = 1 if endpoint.system and body.get(endpoint.system) else 0
+        skip = skip if endpoint.format == "openai-responses" else 0
+        for message in conversation.messages:
+            manager.add(message)
+        meta = Meta(sid, root, 0, "", "", 0, False, skip, time.time())
+        live = Live(meta, manager, Encoder(), 0)
+        self._keep(live)
+        return self._take(live, items, None)
+
+    def _manager(
+        self, endpoint: Endpoint, body: Mapping[str, object], budget: int
+    ) -> cf.ContextManager:
+        model = body.get("model")
+        name = model if isinstance(model, str) else None
+        tools = with_recall_tool(body.get("tools"), endpoint.format)
+        try:
+            return cf.ContextManager(
+                budget,
+                name,
+                format=endpoint.format,
+                tools=tools,  # type: ignore[arg-type]
+                archive=self.archive,
+                policy=self.policy,
+            )
+        except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
+            room = max(1, budget - len(json.dumps(tools)) // 3)
+            recall = with_recall_tool([], endpoint.format)
+            return cf.ContextManager(
+                room,
+                name,
+                format=endpoint.format,
+                tools=recall,  # type: ignore[arg-type]
+                archive=self.archive,
+                policy=self.policy,
+            )
+
+    def _take(self, live: Live, items: Sequence[object], record: dict[str, object] | None) -> Turn:
+        """Take the view and save the turn (rule 4)."""
+        manager = live.manager
+        before = manager.last_report
+        view = manager.view()
+        compacted = manager.last_report is not before and bool(
+            manager.last_report and manager.last_report.compacted
+        )
+        old = live.meta
+        live.meta = Meta(
+            old.sid,
+            old.root,
+            len(items),
+            digest(items[-1]),
+            digest(items[(len(items) - 1) // 2]),
+            old.version + 1,
+            old.folded or compacted,
+            old.skip,
+            time.time(),
+        )
+        fresh = record is None or compacted or live.logged >= _LOG_LIMIT
+        if fresh:
+            self.store.save(live.meta, snapshot=json.dumps(manager.snapshot()), record=None)
+            live.logged = 0
+        else:
+            self.store.save(live.meta, snapshot=None, record=json.dumps(record))
+            live.logged += 1
+        return Turn(live, view[old.skip :], compacted, manager.tokens())
+
+    def _keep(self, live: Live) -> None:
+        """Cache `live`, letting the least recently used and the idle ones go (rule 3)."""
+        self._live[live.meta.sid] = live
+        self._live.move_to_end(live.meta.sid)
+        idle = time.time() - self.ttl
+        while self._live and (
+            len(self._live) > self.max_live or next(iter(self._live.values())).meta.touched < idle
+        ):
+            self._live.popitem(last=False)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _named_sid(name: str) -> str:
+    """A store key for a client-chosen session name (any text, never stored as given)."""
+    return "h" + digest(name)[:24]

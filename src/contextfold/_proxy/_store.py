@@ -1,0 +1,92 @@
+"""Where sessions live between requests: the seam both backends fit.
+
+Rules:
+1. A session is its `Meta` (small, read on every request), a manager snapshot, and a log
+   of what came after the snapshot: batches of new items and usage observations, in order.
+   Restoring the snapshot and replaying the log (extend + view per batch) rebuilds the
+   exact manager the last request left, so a turn writes O(new) and a replica that did not
+   see the turn continues it the same way.
+2. `save` is one atomic step: the meta, then either a new snapshot (the log cleared) or
+   the log's new record. Meta carries a version that grows by one per save, so a replica
+   knows when the copy it holds in memory is stale.
+3. Stores expire sessions left idle for `ttl` seconds. The archive is shared by every
+   session (content-addressed and write-once), so it never expires with one.
+4. Every backend failure becomes a StoreError (a ContextFoldError); the proxy then
+   forwards the request as the client sent it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+import contextfold as cf
+
+
+class StoreError(cf.ContextFoldError):
+    """The session store failed (unreachable Redis, a locked SQLite file ...)."""
+
+
+@dataclass(slots=True)
+class Meta:
+    """What a request needs to know about a session before touching its manager."""
+
+    sid: str
+    root: str
+    """Digest shared by every request of the conversation (see `_wire.root_of`)."""
+    length: int
+    """Client items the session holds."""
+    last: str
+    """Digest of the client's item number `length - 1`."""
+    middle: str
+    """Digest of the client's item number `(length - 1) // 2`."""
+    version: int
+    folded: bool
+    """Whether the view has ever differed from the client's items."""
+    skip: int
+    """Leading view items the body carries elsewhere (Responses' `instructions`)."""
+    touched: float
+
+    def dump(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def load(cls, text: str | bytes) -> Meta:
+        data = json.loads(text)
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A session as stored: its meta, snapshot and the log after it (JSON texts)."""
+
+    meta: Meta
+    snapshot: str
+    log: list[str]
+
+
+class SessionStore(Protocol):
+    """Sessions by id, found by root digest (rule 1)."""
+
+    archive: cf.ArchiveStore
+
+    def candidates(self, root: str) -> list[Meta]:
+        """Live sessions with this root, most recently used first."""
+        ...
+
+    def meta(self, sid: str) -> Meta | None:
+        """The session's meta, None when it is unknown or expired."""
+        ...
+
+    def load(self, sid: str) -> Saved | None:
+        """Everything needed to rebuild the session's manager."""
+        ...
+
+    def save(self, meta: Meta, *, snapshot: str | None, record: str | None) -> None:
+        """Write the meta with a new snapshot or one more log record (rule 2)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

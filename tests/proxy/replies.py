@@ -1,0 +1,392 @@
+"""What the test upstream answers, in each provider's exact shapes (bodies and streams)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MODEL_TEXT = "Done: the files are read."
+
+
+def max_output(body: dict[str, Any], fmt: str) -> int:
+    keys = {
+        "openai-chat": ("max_completion_tokens", "max_tokens"),
+        "openai-responses": ("max_output_tokens",),
+        "anthropic": ("max_tokens",),
+    }[fmt]
+    return next((int(body[k]) for k in keys if isinstance(body.get(k), int)), 0)
+
+
+def error(fmt: str, why: str, tokens: int, window: int) -> dict[str, Any]:
+    """The provider's 400 body."""
+    if fmt == "anthropic":
+        message = (
+            f"prompt is too long: {tokens} tokens > {window} maximum"
+            if why.startswith("too long")
+            else why
+        )
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    code = "context_length_exceeded" if why.startswith("too long") else "invalid_value"
+    message = (
+        f"This model's maximum context length is {window} tokens. However, your messages "
+        f"resulted in {tokens} tokens. ({why})"
+        if why.startswith("too long")
+        else why
+    )
+    return {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": code,
+        }
+    }
+
+
+def tool_results(fmt: str, item: Any) -> list[tuple[str, bool]]:
+    """(text, is_error) of the tool results in one request item."""
+    if not isinstance(item, dict):
+        return []
+    if fmt == "openai-chat" and item.get("role") == "tool":
+        return [(str(item.get("content")), False)]
+    if fmt == "openai-responses" and item.get("type") == "function_call_output":
+        return [(str(item.get("output")), False)]
+    if fmt == "anthropic" and isinstance(item.get("content"), list):
+        return [
+            (_text(b.get("content")), bool(b.get("is_error")))
+            for b in item["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+    return []
+
+
+def answered_ids(fmt: str, item: Any) -> list[str]:
+    """The call ids the tool results in `item` answer."""
+    if not isinstance(item, dict):
+        return []
+    if fmt == "openai-chat":
+        return [str(item["tool_call_id"])] if item.get("role") == "tool" else []
+    if fmt == "openai-responses":
+        return [str(item["call_id"])] if item.get("type") == "function_call_output" else []
+    blocks = item.get("content")
+    if not isinstance(blocks, list):
+        return []
+    return [str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"]
+
+
+def call_id(fmt: str, turn: int) -> str:
+    """The id of the call the answer of `turn` makes."""
+    return f"toolu_{turn:05d}" if fmt == "anthropic" else f"call_{turn}"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return str(content)
+
+
+def answer(
+    fmt: str,
+    body: dict[str, Any],
+    call: tuple[str, dict[str, Any]],
+    turn: int,
+    tokens: int,
+    *,
+    stream: bool,
+) -> Any:
+    """A tool call answer: a body, or the list of SSE events that stream it."""
+    name, args = call
+    model = str(body.get("model"))
+    if not name:
+        return _text_stream(fmt, model, turn) if stream else _text_body(fmt, model, turn)
+    if fmt == "openai-chat":
+        return (
+            _chat_stream(model, name, args, turn)
+            if stream
+            else _chat(model, name, args, turn, tokens)
+        )
+    if fmt == "anthropic":
+        return (
+            _anthropic_stream(model, name, args, turn, tokens)
+            if stream
+            else _anthropic(model, name, args, turn, tokens)
+        )
+    done = _responses(model, name, args, turn, tokens)
+    return _responses_stream(done) if stream else done
+
+
+def _chat(model: str, name: str, args: dict[str, Any], turn: int, tokens: int) -> dict[str, Any]:
+    call = {
+        "id": f"call_{turn}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+    return {
+        "id": f"chatcmpl-{turn}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": tokens, "completion_tokens": 12, "total_tokens": tokens + 12},
+    }
+
+
+def _sse(data: Any, event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data)}\n\n".encode()
+
+
+def _chat_stream(model: str, name: str, args: dict[str, Any], turn: int) -> list[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return _sse(
+            {
+                "id": f"chatcmpl-{turn}",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [choice],
+            }
+        )
+
+    start = {
+        "index": 0,
+        "id": f"call_{turn}",
+        "type": "function",
+        "function": {"name": name, "arguments": ""},
+    }
+    text = json.dumps(args)
+    return [
+        chunk({"role": "assistant", "content": None}),
+        chunk({"tool_calls": [start]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": text[: len(text) // 2]}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": text[len(text) // 2 :]}}]}),
+        chunk({}, "tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+
+
+def _anthropic(
+    model: str, name: str, args: dict[str, Any], turn: int, tokens: int
+) -> dict[str, Any]:
+    return {
+        "id": f"msg_{turn}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "tool_use", "id": f"toolu_{turn:05d}", "name": name, "input": args}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": tokens, "output_tokens": 12},
+    }
+
+
+def _anthropic_stream(
+    model: str, name: str, args: dict[str, Any], turn: int, tokens: int
+) -> list[bytes]:
+    message = {**_anthropic(model, name, args, turn, tokens), "content": [], "stop_reason": None}
+    block = {"type": "tool_use", "id": f"toolu_{turn:05d}", "name": name, "input": {}}
+    text = json.dumps(args)
+    delta = {"type": "input_json_delta", "partial_json": text}
+    return [
+        _sse({"type": "message_start", "message": message}, "message_start"),
+        _sse(
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            "content_block_start",
+        ),
+        _sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta"),
+        _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+        _sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 12},
+            },
+            "message_delta",
+        ),
+        _sse({"type": "message_stop"}, "message_stop"),
+    ]
+
+
+def _responses(
+    model: str, name: str, args: dict[str, Any], turn: int, tokens: int
+) -> dict[str, Any]:
+    item = {
+        "type": "function_call",
+        "id": f"fc_{turn}",
+        "call_id": f"call_{turn}",
+        "name": name,
+        "arguments": json.dumps(args),
+        "status": "completed",
+    }
+    return {
+        "id": f"resp_{turn}",
+        "object": "response",
+        "created_at": 0,
+        "model": model,
+        "status": "completed",
+        "output": [item],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": tokens,
+            "output_tokens": 12,
+            "total_tokens": tokens + 12,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def _responses_stream(done: dict[str, Any]) -> list[bytes]:
+    item = done["output"][0]
+    started = {**done, "status": "in_progress", "output": []}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": started},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**item, "arguments": "", "status": "in_progress"},
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 0,
+            "item_id": item["id"],
+            "delta": item["arguments"],
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "output_index": 0,
+            "item_id": item["id"],
+            "arguments": item["arguments"],
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": done},
+    ]
+    return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]
+
+
+PIECES = ("Done: ", "the files ", "are read.")
+
+
+def _text_body(fmt: str, model: str, turn: int) -> dict[str, Any]:
+    """A plain text answer."""
+    if fmt == "openai-chat":
+        reply = _chat(model, "x", {}, turn, 0)
+        message = {"role": "assistant", "content": MODEL_TEXT}
+        reply["choices"][0].update(message=message, finish_reason="stop")
+        return reply
+    if fmt == "anthropic":
+        reply = _anthropic(model, "x", {}, turn, 0)
+        return {
+            **reply,
+            "content": [{"type": "text", "text": MODEL_TEXT}],
+            "stop_reason": "end_turn",
+        }
+    reply = _responses(model, "x", {}, turn, 0)
+    return {**reply, "output": [_message_item(turn, MODEL_TEXT)]}
+
+
+def _message_item(turn: int, text: str) -> dict[str, Any]:
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    return {
+        "type": "message",
+        "id": f"msg_{turn}",
+        "status": "completed",
+        "role": "assistant",
+        "content": content,
+    }
+
+
+def _text_stream(fmt: str, model: str, turn: int) -> list[bytes]:
+    """A text answer streamed in several deltas."""
+    if fmt == "openai-chat":
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return _sse(
+                {
+                    "id": f"chatcmpl-{turn}",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [choice],
+                }
+            )
+
+        pieces = [chunk({"content": p}) for p in PIECES]
+        return [
+            chunk({"role": "assistant", "content": ""}),
+            *pieces,
+            chunk({}, "stop"),
+            b"data: [DONE]\n\n",
+        ]
+    if fmt == "anthropic":
+        message = {**_anthropic(model, "x", {}, turn, 0), "content": [], "stop_reason": None}
+        deltas = [
+            _sse(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": p},
+                },
+                "content_block_delta",
+            )
+            for p in PIECES
+        ]
+        return [
+            _sse({"type": "message_start", "message": message}, "message_start"),
+            _sse(
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                "content_block_start",
+            ),
+            *deltas,
+            _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            _sse(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+                "message_delta",
+            ),
+            _sse({"type": "message_stop"}, "message_stop"),
+        ]
+    done = _text_body(fmt, model, turn)
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**done, "status": "in_progress", "output": []}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**_message_item(turn, ""), "content": [], "status": "in_progress"},
+        },
+        *(
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "item_id": f"msg_{turn}",
+                "delta": p,
+            }
+            for p in PIECES
+        ),
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": _message_item(turn, MODEL_TEXT),
+        },
+        {"type": "response.completed", "response": done},
+    ]
+    return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]

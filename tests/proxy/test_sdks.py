@@ -1,0 +1,75 @@
+"""Every SDK surface through the proxy (sync, async, streaming; chat, Responses, Messages):
+short loops that compact and recall, with the same checks as the 300-turn loops."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from . import agents
+from .checks import assert_healthy_loop
+from .conftest import ProxyFactory, Running
+from .upstream import Upstream
+
+TURNS = 12
+
+
+def _openai(running: Running) -> openai.OpenAI:
+    return openai.OpenAI(base_url=running.url + "/v1", api_key="sk-test", max_retries=0)
+
+
+def _aopenai(running: Running) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=running.url + "/v1", api_key="sk-test", max_retries=0)
+
+
+def _anthropic(running: Running) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
+
+
+def _aanthropic(running: Running) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
+
+
+def _arun(client: Any, loop: Callable[..., Awaitable[agents.Run]], **options: bool) -> agents.Run:
+    """Run an async loop to its end and close its client (no transport left unclosed)."""
+
+    async def run() -> agents.Run:
+        async with client:
+            return await loop(client, TURNS, **options)
+
+    return asyncio.run(run())
+
+
+LOOPS: dict[str, Callable[[Running], agents.Run]] = {
+    "chat": lambda r: agents.chat(_openai(r), TURNS),
+    "chat-stream": lambda r: agents.chat(_openai(r), TURNS, stream=True),
+    "chat-async": lambda r: _arun(_aopenai(r), agents.achat, stream=False),
+    "chat-async-stream": lambda r: _arun(_aopenai(r), agents.achat, stream=True),
+    "responses": lambda r: agents.responses(_openai(r), TURNS),
+    "responses-stream": lambda r: agents.responses(_openai(r), TURNS, stream=True),
+    "responses-async": lambda r: _arun(_aopenai(r), agents.aresponses),
+    "messages": lambda r: agents.claude(_anthropic(r), TURNS),
+    "messages-stream": lambda r: agents.claude(_anthropic(r), TURNS, stream=True),
+    "messages-async": lambda r: _arun(_aanthropic(r), agents.aclaude, stream=False),
+    "messages-async-stream": lambda r: _arun(_aanthropic(r), agents.aclaude, stream=True),
+}
+
+
+@pytest.mark.parametrize("surface", sorted(LOOPS))
+def test_sdk_loop_compacts_and_hides_recall(
+    surface: str, upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    upstream.recall_every = 4
+    running = make_proxy()
+    run = LOOPS[surface](running)
+    assert run.calls == ["read_file"] * TURNS
+    metrics = running.proxy.metrics
+    compactions = metrics.compactions._value.get()
+    assert compactions > 0
+    assert metrics.recall_rounds._value.get() > 0
+    assert_healthy_loop(upstream, compactions, TURNS)

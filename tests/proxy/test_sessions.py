@@ -1,0 +1,123 @@
+"""Sessions: continuing requests are recognised in O(new), diverging ones fork, named ones
+restart when they do not continue, idle ones expire, and replicas sharing a store build
+exactly the views one process builds (a Hypothesis property over turn sizes)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import contextfold as cf
+from contextfold._proxy._config import open_store
+from contextfold._proxy._sessions import Sessions, Turn
+from contextfold._proxy._wire import ENDPOINTS
+
+CHAT = ENDPOINTS["/v1/chat/completions"]
+BUDGET = 4_000
+
+
+def _sessions(path: Path, ttl: float = 3_600.0) -> Sessions:
+    return Sessions(open_store(f"sqlite:{path}", ttl), cf.Policy(high=0.9, low=0.6), ttl)
+
+
+def _exchange(turn: int, lines: int, tag: str = "") -> list[dict[str, Any]]:
+    call = {
+        "id": f"call_{tag}{turn}",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": json.dumps({"path": f"{tag}f{turn}.py"})},
+    }
+    text = "".join(f"{tag}{turn}:{i:03d} value_{turn}_{i} = compute({i})\n" for i in range(lines))
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"], "content": text},
+    ]
+
+
+def _turn(sessions: Sessions, items: list[Any], named: str | None = None) -> Turn:
+    body = {"model": "gpt-4o", "messages": items, "max_tokens": 256}
+    return sessions.turn(CHAT, body, list(items), BUDGET, named)
+
+
+START = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Read them."}]
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sizes=st.lists(st.integers(2, 90), min_size=4, max_size=10))
+def test_replicas_sharing_a_store_build_the_views_one_process_builds(
+    sizes: list[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("replicas")
+    alone = _sessions(folder / "alone.db")
+    replicas = [_sessions(folder / "shared.db"), _sessions(folder / "shared.db")]
+    items = list(START)
+    try:
+        for turn, lines in enumerate(sizes):
+            items += _exchange(turn, lines)
+            expected = _turn(alone, items)
+            got = _turn(replicas[turn % 2], items)  # the session alternates between replicas
+            assert got.view == expected.view
+            assert got.live.meta.sid == _turn_sid(replicas, got)
+        assert cf.validate(expected.view, "openai-chat") == []
+    finally:
+        for sessions in (alone, *replicas):
+            sessions.close()
+
+
+def _turn_sid(replicas: list[Sessions], got: Turn) -> str:
+    """Both replicas continue one session: the one the first request started."""
+    first = replicas[0].store.candidates(got.live.meta.root)
+    assert len(first) == 1
+    return first[0].sid
+
+
+def test_a_continuing_request_adds_only_its_new_items(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = START + _exchange(0, 10)
+    first = _turn(sessions, items)
+    items += _exchange(1, 10)
+    second = _turn(sessions, items)
+    assert second.live is first.live
+    assert second.live.meta.length == len(items)
+    saved = sessions.store.load(second.live.meta.sid)
+    assert saved is not None
+    assert json.loads(saved.log[-1])["items"] == _exchange(1, 10)  # O(new) written
+
+
+def test_diverging_conversations_fork_and_keep_their_own_items(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    shared = START + _exchange(0, 5)
+    _turn(sessions, shared)
+    left = _turn(sessions, shared + _exchange(1, 5, "left"))
+    right = _turn(sessions, shared + _exchange(1, 5, "right"))
+    assert left.live.meta.sid != right.live.meta.sid  # the second one forks
+    assert "left" not in json.dumps(right.view)
+    again = _turn(sessions, shared + _exchange(1, 5, "left") + _exchange(2, 5, "left"))
+    assert again.live.meta.sid == left.live.meta.sid  # each branch continues its own
+    assert "right" not in json.dumps(again.view)
+
+
+def test_a_named_session_restarts_when_the_history_does_not_continue(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    one = _turn(sessions, START + _exchange(0, 5), named="agent-7")
+    other = [{"role": "user", "content": "Something else entirely."}]
+    two = _turn(sessions, other, named="agent-7")
+    assert two.live.meta.sid == one.live.meta.sid
+    assert two.view == other
+    assert "agent-7" not in sessions.store.load(two.live.meta.sid).snapshot  # type: ignore[union-attr]
+
+
+def test_idle_sessions_expire(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db", ttl=0.2)
+    items = START + _exchange(0, 5)
+    first = _turn(sessions, items)
+    time.sleep(0.3)
+    later = _turn(sessions, items + _exchange(1, 5))
+    assert later.live.meta.sid != first.live.meta.sid

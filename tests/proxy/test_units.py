@@ -1,0 +1,103 @@
+"""Pure pieces of the proxy: budgets from the model table and overrides, SSE splitting
+under any chunking (a Hypothesis property), stream assembly, the recall round's items."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextfold as cf
+from contextfold._cli._serve import _window
+from contextfold._proxy import _recall, _sse
+from contextfold._proxy._budgets import budget_for, window_for
+
+from . import replies
+
+
+def test_window_precedence_header_override_table_default() -> None:
+    overrides = {"my-model": 32_768, "qwen*": 65_536}
+    assert window_for("gpt-4o-2024-08-06", {}, None) == 128_000  # table, by prefix
+    assert window_for("my-model", overrides, None) == 32_768
+    assert window_for("qwen3-32b", overrides, None) == 65_536  # override prefix beats table
+    assert window_for("unknown", overrides, 9_000) == 9_000
+    assert window_for("unknown", overrides, None) is None
+    assert window_for("gpt-4o", overrides, None, header="4096") == 4_096
+    assert window_for("gpt-4o", overrides, None, header="lots") == 128_000
+
+
+def test_budget_is_the_window_minus_the_output_limit() -> None:
+    assert budget_for({"max_tokens": 1_000}, "anthropic", 8_000) == 7_000
+    assert budget_for({"max_completion_tokens": 500}, "openai-chat", 8_000) == 7_500
+    assert budget_for({"max_output_tokens": 100}, "openai-responses", 8_000) == 7_900
+    assert budget_for({}, "openai-chat", 8_000) == 7_000  # reserve: an eighth of the window
+    assert budget_for({"max_tokens": 9_000}, "anthropic", 8_000) is None
+
+
+def test_window_options_say_what_is_wrong() -> None:
+    assert _window(" m = 10 ") == ("m", 10)
+    for bad in ("m", "m=", "=5", "m=-1", "m=x"):
+        with pytest.raises(ValueError, match="MODEL=TOKENS"):
+            _window(bad)
+
+
+def _stream(fmt: str, name: str) -> bytes:
+    body = {"model": "m"}
+    return b"".join(replies.answer(fmt, body, (name, {"ref": "r0123456789"}), 3, 10, stream=True))
+
+
+async def _chunked(data: bytes, cuts: list[int]) -> AsyncIterator[bytes]:
+    start = 0
+    for cut in sorted(c % (len(data) + 1) for c in cuts):
+        yield data[start:cut]
+        start = max(start, cut)
+    yield data[start:]
+
+
+async def _events(data: bytes, cuts: list[int]) -> list[bytes]:
+    return [event async for event in _sse.events(_chunked(data, cuts))]
+
+
+@given(
+    fmt=st.sampled_from(["openai-chat", "openai-responses", "anthropic"]),
+    cuts=st.lists(st.integers(0, 5_000), max_size=12),
+)
+def test_events_are_the_same_under_any_chunking(fmt: str, cuts: list[int]) -> None:
+    data = _stream(fmt, "read_file")
+    events = asyncio.run(_events(data, cuts))
+    assert b"".join(events) == data
+    assert events == asyncio.run(_events(data, []))
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
+def test_assembled_streams_read_like_the_bodies(fmt: str) -> None:
+    for name, decision in (("read_file", "live"), (cf.RECALL_TOOL_NAME, "hold"), ("", "live")):
+        assembler = _sse.assembler(fmt)  # type: ignore[arg-type]
+        for event in asyncio.run(_events(_stream(fmt, name), [])):
+            assembler.feed(_sse.data_of(event))
+        assert assembler.decision == decision
+        body = replies.answer(
+            fmt, {"model": "m"}, (name, {"ref": "r0123456789"}), 3, 10, stream=False
+        )
+        assert _recall.is_round(fmt, assembler.response()) == (name == cf.RECALL_TOOL_NAME)  # type: ignore[arg-type]
+        assert _recall.is_round(fmt, body) == (name == cf.RECALL_TOOL_NAME)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
+def test_a_recall_round_answers_every_call_validly(fmt: str) -> None:
+    archive = cf.Archive()
+    ref = archive.put("the original text")
+    call = (cf.RECALL_TOOL_NAME, {"ref": ref, "offset": None, "limit": None})
+    body = replies.answer(fmt, {"model": "m"}, call, 3, 10, stream=False)
+    added = _recall.answer(fmt, body, archive, room=2_000)  # type: ignore[arg-type]
+    request = [{"role": "user", "content": "go"}, *added]
+    assert cf.validate(request, fmt) == []
+    assert "the original text" in json.dumps(added)
+    tight = _recall.answer(fmt, body, archive, room=10)  # type: ignore[arg-type]
+    assert "no room left" in json.dumps(tight)
+    stripped = _recall.strip(fmt, body)  # type: ignore[arg-type]
+    assert not _recall.has_recall(fmt, stripped)  # type: ignore[arg-type]

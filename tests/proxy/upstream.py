@@ -1,0 +1,194 @@
+"""A real HTTP server on 127.0.0.1 speaking OpenAI Chat Completions, OpenAI Responses and
+Anthropic Messages (streaming and not), strict the way the providers are.
+
+It refuses, with the provider's own 400 error body, any request over its context window
+(counted with `cf.count_tokens` for the model, plus the request's output limit) and any
+request with invalid tool pairing (`cf.validate`). It plays a scripted agent: every
+answer calls `read_file`, except that every `recall_every`-th answer, when the request
+carries the recall tool and shows a `[cf:r...]` reference, calls the recall tool on it.
+It records what it saw (never logging anything).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import contextfold as cf
+
+from . import replies
+
+FORMATS = {
+    "/v1/chat/completions": "openai-chat",
+    "/v1/responses": "openai-responses",
+    "/v1/messages": "anthropic",
+}
+_REF = re.compile(r"(?<![0-9a-z])(r[0-9a-f]{10})(?![0-9a-f])")
+
+
+@dataclass
+class Seen:
+    """One request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    tokens: int
+    refused: str | None
+    """Why it was refused, None when it was answered."""
+    round: bool = False
+    """Whether it answers a recall call (a round the proxy asked, not a client turn)."""
+    raw: bytes = b""
+
+
+@dataclass
+class Upstream:
+    """The server's script and record."""
+
+    windows: dict[str, int]
+    recall_every: int = 0
+    """Every n-th answer recalls a reference it sees (0: never)."""
+    seen: list[Seen] = field(default_factory=list)
+    recall_answers: list[tuple[str, bool]] = field(default_factory=list)
+    """(text, is_error) of every recall result the server was sent."""
+    answered: int = 0
+    recall_ids: set[str] = field(default_factory=set)
+    delay: float = 0.0
+    """Seconds between two streamed events."""
+    text_every: int = 0
+    """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    url: str = ""
+
+    @property
+    def refused(self) -> list[Seen]:
+        return [s for s in self.seen if s.refused]
+
+    def handle(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        """(status, answer): the answer is a dict, or a list of SSE events to stream."""
+        fmt = FORMATS.get(path)
+        if fmt is None:
+            return 404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            why = f"invalid: the body is not JSON ({exc})"
+            with self.lock:
+                self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
+            return 400, replies.error(fmt, why, 0, 0)
+        model = str(body.get("model"))
+        problems = cf.validate(body, fmt)
+        tokens = cf.count_tokens(body, model, format=fmt)
+        window = self.windows.get(model, 128_000)
+        limit = window - replies.max_output(body, fmt)
+        items = body.get("input" if fmt == "openai-responses" else "messages")
+        items = items if isinstance(items, list) else []
+        answering = replies.answered_ids(fmt, items[-1]) if items else []
+        round_ = bool(answering) and all(i in self.recall_ids for i in answering)
+        refused = None
+        if problems:
+            refused = f"invalid: {problems[0]}"
+        elif tokens > limit:
+            refused = f"too long: {tokens} > {limit}"
+        with self.lock:
+            self.seen.append(Seen(path, headers, body, tokens, refused, round_, raw))
+            if refused is None:
+                self.answered += 1
+                turn = self.answered
+        if refused is not None:
+            return 400, replies.error(fmt, refused, tokens, window)
+        self._note_recall_results(fmt, items)
+        call = self._choose(body, turn)
+        if call[0] == cf.RECALL_TOOL_NAME:
+            with self.lock:
+                self.recall_ids.add(replies.call_id(fmt, turn))
+        return 200, replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
+
+    def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
+        """The tool call the scripted agent makes this turn."""
+        has_recall = cf.RECALL_TOOL_NAME in json.dumps(body.get("tools") or [])
+        refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))
+        if self.recall_every and has_recall and refs and turn % self.recall_every == 0:
+            return cf.RECALL_TOOL_NAME, {"ref": refs[0], "offset": None, "limit": None}
+        if self.text_every and turn % self.text_every == 0:
+            return "", {}
+        return "read_file", {"path": f"f{turn}.py"}
+
+    def _note_recall_results(self, fmt: str, items: list[Any]) -> None:
+        """Remember what recall results said, to check them (the last turn's only)."""
+        tail = items[-2:]
+        for item in tail:
+            for text, error in replies.tool_results(fmt, item):
+                if text.startswith(f"{cf.RECALL_TOOL_NAME}:") or text.startswith("[cf:"):
+                    with self.lock:
+                        self.recall_answers.append((text, error))
+
+
+def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()  # headers and body go out in separate writes: no Nagle delay
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, answer = upstream.handle(self.path.split("?")[0], headers, raw)
+            if isinstance(answer, list):
+                self._stream(answer)
+            else:
+                self._send(status, answer)
+
+        def do_GET(self) -> None:
+            if self.path.startswith("/v1/models"):
+                self._send(200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+
+        def _send(self, status: int, payload: Any) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("x-upstream", "test")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _stream(self, events: list[bytes]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in events:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.flush()
+                time.sleep(upstream.delay)
+            self.wfile.write(b"0\r\n\r\n")
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    return Handler
+
+
+def serve(upstream: Upstream) -> Iterator[Upstream]:
+    """Run `upstream` on a free port of 127.0.0.1 until the generator closes."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    upstream.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield upstream
+    finally:
+        server.shutdown()
+        server.server_close()
