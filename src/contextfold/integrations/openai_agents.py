@@ -25,11 +25,12 @@ Rules:
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 import contextfold as cf
+
+from ._factory import manager_factory
 
 try:
     from agents import (
@@ -105,15 +106,15 @@ class ContextFoldFilter:
         self.budget = budget
         self.model = model
         self.archive = archive if archive is not None else cf.Archive()
-        self._make = functools.partial(
-            cf.ContextManager,
+        self._make = manager_factory(
             budget,
             model,
             format=_FORMAT,
-            policy=(policy or cf.Policy()).replace(**options) if options else policy,
+            archive=self.archive,
+            policy=policy,
             summarizer=summarizer,
             counter=counter,
-            archive=self.archive,
+            options=options,
         )
         self.manager: cf.ContextManager | None = None
         """The manager behind the latest call (None before the first)."""

@@ -25,12 +25,13 @@ Rules:
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import contextfold as cf
+
+from ._factory import manager_factory
 
 try:
     from pydantic_ai import Tool
@@ -206,15 +207,15 @@ class ContextFoldProcessor:
         self.budget = budget
         self.model = model
         self.archive = archive if archive is not None else cf.Archive()
-        self._make = functools.partial(
-            cf.ContextManager,
+        self._make = manager_factory(
             budget,
             model,
             format=_FORMAT,
-            policy=(policy or cf.Policy()).replace(**options) if options else policy,
+            archive=self.archive,
+            policy=policy,
             summarizer=summarizer,
             counter=counter,
-            archive=self.archive,
+            options=options,
         )
         self._make()  # bad settings fail here, not at the first model request
         self.manager: cf.ContextManager | None = None

@@ -1,0 +1,41 @@
+"""How an integration makes its managers: the caller's settings, one shared archive.
+
+Rules:
+1. Every manager an integration makes has the caller's budget, model, policy (policy
+   fields given as keywords override it), summarizer and counter, and the integration's
+   one archive, so a reference shown to the model stays recallable across restarts.
+2. The format is the framework's wire format; what varies per manager (a system prompt,
+   tools) is passed when it is made.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import contextfold as cf
+
+
+def manager_factory(
+    budget: int,
+    model: str | None,
+    *,
+    format: str,
+    archive: cf.Archive,
+    policy: cf.Policy | None,
+    summarizer: cf.Summarizer | None,
+    counter: cf.TokenCounter | None,
+    options: Mapping[str, object],
+) -> Callable[..., cf.ContextManager[Any]]:
+    """A callable making managers with these settings (rule 1); keywords go to each."""
+    return functools.partial(
+        cf.ContextManager,
+        budget,
+        model,
+        format=format,
+        policy=(policy or cf.Policy()).replace(**options) if options else policy,
+        summarizer=summarizer,
+        counter=counter,
+        archive=archive,
+    )
