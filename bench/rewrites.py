@@ -131,6 +131,14 @@ NOTES = (
     "cannot fit twice, wins more cache reads. The 0.25x-of-trimming cost target holds at",
     "32,000 (Anthropic pricing) and is missed at 8,000. At 32,000 the adaptive mark changes",
     "nothing: 60% of the budget already leaves room for several turns.",
+    "",
+    "Why 0.25x is out of reach at 8,000 for any strategy (arithmetic on the table): trim",
+    "sends about 7,650 tokens a turn at 8,000 (3,060,078 over 400 turns), 99% of them",
+    "written to the cache at 1.25x (Anthropic), about 9,500 token-units a turn. Every turn",
+    "brings a new ~2,500-token file view that the model must see whole at least once, so",
+    "any strategy writes at least those tokens at 1.25x, 3,125 token-units a turn: 0.33x",
+    "of trimming before a single token of history is carried. At 32,000 a turn is a",
+    "twelfth of the window instead of a third, and the target holds.",
 )
 
 
