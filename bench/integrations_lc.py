@@ -31,7 +31,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tests.servers.chat_model import AgentScript, Body, ChatModelServer, Reply, source_file
+from tests.servers.chat_model import (
+    READ_FILE,
+    AgentScript,
+    Body,
+    ChatModelServer,
+    Reply,
+    source_file,
+)
 
 import contextfold as cf
 
@@ -210,20 +217,6 @@ def langgraph_run(setup: str, server: ChatModelServer, window: int) -> None:
         warnings.simplefilter("ignore", DeprecationWarning)  # create_react_agent moved
         agent = create_react_agent(_chat_model(server), tools, prompt=SYSTEM, pre_model_hook=hook)
     agent.invoke({"messages": [{"role": "user", "content": TASK}]}, {"recursion_limit": 2_000})
-
-
-READ_FILE: Body = {
-    "type": "function",
-    "function": {
-        "name": "read_file",
-        "description": "Read a file of the repository.",
-        "parameters": {
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        },
-    },
-}
 
 
 def litellm_run(setup: str, server: ChatModelServer, window: int) -> None:

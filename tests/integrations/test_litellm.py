@@ -18,7 +18,14 @@ import litellm
 import contextfold as cf
 from contextfold.integrations.litellm import ContextFold, session_key
 
-from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere, source_file
+from ..servers.chat_model import (
+    FINAL,
+    READ_FILE,
+    AgentScript,
+    ChatModelServer,
+    rules_everywhere,
+    source_file,
+)
 from .test_langchain import LINES, SYSTEM, TASK
 
 # LiteLLM's own TypedDicts make pydantic warn when it builds their schemas (not ours to fix)
@@ -40,20 +47,6 @@ def _close_the_loop_litellm_leaves() -> Iterator[None]:
     if not loop.is_running():
         loop.close()
     policy.set_event_loop(None)
-
-
-READ_FILE: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "read_file",
-        "description": "Read a file of the repository.",
-        "parameters": {
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        },
-    },
-}
 
 
 def request(server: ChatModelServer, history: list[Any], session: str) -> dict[str, Any]:

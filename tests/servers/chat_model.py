@@ -257,6 +257,20 @@ def _chunks(server: ChatModelServer, body: Body, reply: Reply) -> Iterator[Body]
 
 # --- the shared scripted agent -------------------------------------------------------
 
+READ_FILE: Body = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "description": "Read a file of the repository.",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+        },
+    },
+}
+"""The tool the scripted agent calls, as the Chat Completions request offers it."""
+
 _REF = re.compile(r"\b(r[0-9a-f]{10})\b")
 FINAL = "All files reviewed."
 

@@ -10,25 +10,21 @@ import pytest
 
 import contextfold as cf
 
-from .chat_model import FINAL, AgentScript, ChatModelServer, Reply, rules_everywhere, source_file
+from .chat_model import (
+    FINAL,
+    READ_FILE,
+    AgentScript,
+    ChatModelServer,
+    Reply,
+    rules_everywhere,
+    source_file,
+)
 
 openai = pytest.importorskip("openai")
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
 SYSTEM = "You are a careful coding agent. Use the tools to read files."
 RULES = "Never push to main. The deadline is 2027-03-14."
-READ_FILE: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "read_file",
-        "description": "Read a file of the repository.",
-        "parameters": {
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        },
-    },
-}
 
 
 def client(server: ChatModelServer) -> Any:
