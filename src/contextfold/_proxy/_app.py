@@ -82,13 +82,9 @@ class Proxy:
 
     async def compacting(self, request: Request) -> Response:
         endpoint = ENDPOINTS[request.url.path]
-        refused = self._refused(request, endpoint)
-        if refused is not None:
-            return refused
-        try:
-            raw = await self._read(request)
-        except TooLarge:
-            return _error(endpoint, 413, "request_too_large", self._too_large())
+        raw = await self._admit(request, endpoint)
+        if isinstance(raw, Response):
+            return raw
         started = time.perf_counter()
         out, body = self._outgoing(request, endpoint, raw)
         self.metrics.added.observe(time.perf_counter() - started)
@@ -101,15 +97,13 @@ class Proxy:
 
     async def count_tokens(self, request: Request) -> Response:
         endpoint = ENDPOINTS["/v1/messages"]
-        refused = self._refused(request, endpoint)
-        if refused is not None:
-            return refused
+        raw = await self._admit(request, endpoint)
+        if isinstance(raw, Response):
+            return raw
         try:
-            body = json.loads(await self._read(request))
+            body = json.loads(raw)
             model = body.get("model") if isinstance(body, dict) else None
             total = cf.count_tokens(body, model, format="anthropic")
-        except TooLarge:
-            return _error(endpoint, 413, "request_too_large", self._too_large())
         except (ValueError, cf.ContextFoldError) as exc:
             return _error(endpoint, 400, "invalid_request_error", str(exc))
         return JSONResponse({"input_tokens": total})
@@ -117,13 +111,9 @@ class Proxy:
     async def forward(self, request: Request) -> Response:
         """Every other path, method and body: upstream unchanged (rule 1)."""
         endpoint = ENDPOINTS["/v1/chat/completions"]
-        refused = self._refused(request, endpoint)
-        if refused is not None:
-            return refused
-        try:
-            raw = await self._read(request)
-        except TooLarge:
-            return _error(endpoint, 413, "request_too_large", self._too_large())
+        raw = await self._admit(request, endpoint)
+        if isinstance(raw, Response):
+            return raw
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
         try:
             answer = await self.http().request(
@@ -213,6 +203,16 @@ class Proxy:
             self.metrics.saved.inc(max(0, report.tokens_before - report.tokens_after))
 
     # --- limits and access ---------------------------------------------------------------
+
+    async def _admit(self, request: Request, endpoint: Endpoint) -> bytes | Response:
+        """The request's body, or the answer refusing it (a missing token, too large)."""
+        refused = self._refused(request, endpoint)
+        if refused is not None:
+            return refused
+        try:
+            return await self._read(request)
+        except TooLarge:
+            return _error(endpoint, 413, "request_too_large", self._too_large())
 
     async def _read(self, request: Request) -> bytes:
         declared = request.headers.get("content-length")

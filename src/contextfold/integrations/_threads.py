@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import contextfold as cf
 
@@ -139,3 +139,24 @@ class Threads(Generic[T]):
                 out.append((wire, None))
         thread.origins = kept
         return out
+
+
+class ThreadAccess:
+    """What an integration holding `_threads` exposes: the archive, each thread's manager
+    and its last report."""
+
+    _threads: Threads[Any]
+
+    @property
+    def archive(self) -> cf.Archive:
+        """Where every folded original is kept (shared by all threads)."""
+        return self._threads.archive
+
+    def manager(self, thread_id: Hashable = None) -> cf.ContextManager | None:
+        """The ContextManager of a thread (None before its first model call)."""
+        return self._threads.manager(thread_id)
+
+    def report(self, thread_id: Hashable = None) -> cf.Report | None:
+        """What the last compaction of a thread did (None if it never compacted)."""
+        manager = self.manager(thread_id)
+        return None if manager is None else manager.last_report

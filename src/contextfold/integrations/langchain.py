@@ -37,7 +37,7 @@ from langgraph.runtime import Runtime
 
 import contextfold as cf
 
-from ._threads import Threads, Wire
+from ._threads import ThreadAccess, Threads, Wire
 
 __all__ = ["ContextFoldMiddleware", "from_wire", "recall_tool", "to_wire"]
 
@@ -107,7 +107,7 @@ def input_tokens(result: Sequence[BaseMessage]) -> int | None:
     return None
 
 
-class ContextFoldMiddleware(AgentMiddleware):
+class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
     """Compacts what each model call sees to `budget` tokens; registers the recall tool."""
 
     def __init__(
@@ -131,20 +131,6 @@ class ContextFoldMiddleware(AgentMiddleware):
         self._calibrate = calibrate
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.tools = [recall_tool(self._threads.archive)] if recall else []
-
-    @property
-    def archive(self) -> cf.Archive:
-        """Where every folded original is kept (shared by all threads)."""
-        return self._threads.archive
-
-    def manager(self, thread_id: Hashable = None) -> cf.ContextManager | None:
-        """The ContextManager of a thread (None before its first model call)."""
-        return self._threads.manager(thread_id)
-
-    def report(self, thread_id: Hashable = None) -> cf.Report | None:
-        """What the last compaction of a thread did (None if it never compacted)."""
-        manager = self.manager(thread_id)
-        return None if manager is None else manager.last_report
 
     def wrap_model_call(
         self,

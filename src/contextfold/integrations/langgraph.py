@@ -24,13 +24,13 @@ from langgraph.config import get_config
 
 import contextfold as cf
 
-from ._threads import Threads
+from ._threads import ThreadAccess, Threads
 from .langchain import from_wire, recall_tool, to_wire, tool_specs
 
 __all__ = ["ContextFoldHook"]
 
 
-class ContextFoldHook:
+class ContextFoldHook(ThreadAccess):
     """A `pre_model_hook` compacting what the model sees to `budget` tokens."""
 
     def __init__(
@@ -56,20 +56,6 @@ class ContextFoldHook:
         """`contextfold_recall` as a LangChain tool: give it to the agent with your tools."""
         self._tools = tool_specs([*tools, self.recall_tool])
         self.__name__ = "contextfold_pre_model_hook"  # the graph node's name
-
-    @property
-    def archive(self) -> cf.Archive:
-        """Where every folded original is kept (shared by all threads)."""
-        return self._threads.archive
-
-    def manager(self, thread_id: Hashable = None) -> cf.ContextManager | None:
-        """The ContextManager of a thread (None before its first model call)."""
-        return self._threads.manager(thread_id)
-
-    def report(self, thread_id: Hashable = None) -> cf.Report | None:
-        """What the last compaction of a thread did (None if it never compacted)."""
-        manager = self.manager(thread_id)
-        return None if manager is None else manager.last_report
 
     def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
         messages = state["messages"] if isinstance(state, dict) else state.messages
