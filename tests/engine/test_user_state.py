@@ -141,9 +141,10 @@ def test_an_older_task_kept_in_view_never_retires_a_newer_statement() -> None:
     seed=st.integers(0, 10_000),
     split=st.sampled_from(("dev", "held-out")),
     share=st.sampled_from((0.1, 0.2, 0.3, 0.5)),
+    style=st.sampled_from(("agent", "chat")),
 )
 def test_generated_sessions_keep_rules_and_never_show_stale_values(
-    seed: int, split: str, share: float
+    seed: int, split: str, share: float, style: str
 ) -> None:
     """Five rounds of compact-append-compact on a generated chatty session: within the
     budget, no superseded value shown as current on the card or in the summary (but for a
@@ -151,7 +152,7 @@ def test_generated_sessions_keep_rules_and_never_show_stale_values(
     on) every rule still there."""
     sessions = pytest.importorskip("bench.sessions")
     tight = pytest.importorskip("bench.tight")
-    session = sessions.generate(seed, split)
+    session = sessions.generate(seed, split, style)
     counter = cf.TiktokenCounter("o200k_base")
     whole = sessions.wire(session)
     budget = int(share * cf.count_tokens(whole, MODEL))

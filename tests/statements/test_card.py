@@ -15,7 +15,9 @@ from contextfold._statements._card import (
     CARD_INTRO,
     CardState,
     Statement,
+    dense_text,
     extract_statements,
+    hint,
     ordered,
     parse_card,
     render_card,
@@ -322,6 +324,34 @@ def test_render_shape() -> None:
     assert render_card(state, block=ref(7)) == "\n".join(
         [f"{CARD_HEADER} (see {ref(7)})", "Never use sudo.", "I prefer economy class."]
     )
+
+
+@given(user_texts, st.integers(0, 6), st.integers(0, 6))
+def test_the_also_line_is_a_pointer_that_reading_back_skips(
+    said: list[str], shown: int, also: int
+) -> None:
+    state, _ = feed(*said)
+    text = render_card(state, block=ref(9), shown=shown, also=also)
+    parsed, block = parse_card(text)
+    assert block == ref(9)
+    whole = ordered(state.statements)[:shown]
+    assert [s.text for s in parsed.statements] == [dense_text(s.text) for s in whole]
+    hints = [hint(s.text) for s in ordered(state.statements)[shown : shown + also]]
+    if any(hints):
+        assert text.splitlines()[-1] == f"(also: {'; '.join(h for h in hints if h)})"
+    else:
+        assert "(also: " not in text
+
+
+def test_a_hint_shows_current_values_in_order_and_never_a_replaced_one() -> None:
+    assert hint("Actually, use Python 3.13 for new scripts, not 3.12.") == "Python 3.13"
+    assert hint("The staging database is at pg-stage-04.internal port 6432.") == (
+        "pg-stage-04.internal 6432"
+    )
+    assert hint("I prefer answers as short bullet lists.") == "answers short bullet lists"
+    state, _ = feed("Never use sudo.", "Actually, use Python 3.13 for new scripts, not 3.12.")
+    card = render_card(state, block=ref(1), shown=0, also=2)
+    assert card.splitlines()[1] == "(also: Never sudo; Python 3.13)"
 
 
 def test_sources_that_are_not_refs_are_dropped() -> None:

@@ -8,7 +8,12 @@ Rules:
    produce with a reference per statement, and `rules`, its rules alone in dense form.
 3. After the plan, the card is fitted to the room the plan left: full when it fits;
    otherwise dense (the full card, sources included, archived under one block
-   reference) with as many statements as fit, in card order (rules first).
+   reference): every rule whole when they all fit, then, in card order, the split
+   between statements shown whole and values on the "(also: ...)" line that puts the
+   most statements on the card (then the most of them whole). When not even the rules
+   fit whole, the same split decides from the first statement on: the card becomes an
+   index of values whose words are one recall away, rather than a few whole rules with
+   the rest gone from view.
 4. A dense card read back recovers nothing but its text; its block entry names the
    previous block, so every source stays reachable by recall.
 5. A statement that a user message still in view supersedes is retired from the card
@@ -239,7 +244,40 @@ def fit_card(
             high = mid - 1
     if low == 0 and not pointer and _cost(render_card(state, block=block, shown=0), counter) > room:
         return None
-    return render_card(state, block=block, shown=low)
+    shown, also = _most_present(state, block, low, room, counter)
+    return render_card(state, block=block, shown=shown, also=also)
+
+
+def _most_present(
+    state: CardState, block: str, most: int, room: int, counter: TokenCounter
+) -> tuple[int, int]:
+    """How many statements the dense card shows whole and how many on its "(also: ...)"
+    line (rule 3): when every rule fits whole, every rule stays whole; past them (or when
+    they do not all fit), the split that puts the most statements on the card, then the
+    most of them whole. `most`: how many fit whole."""
+    total = len(state.statements)
+    rules = sum(1 for s in state.statements if s.rank == RULE_RANK)
+    rules = rules if rules <= most else 0
+    best = (most, 0)
+    for shown in range(most, rules - 1, -1):
+        also = _also(state, block, shown, room, counter)
+        if shown + also > sum(best):
+            best = (shown, also)
+        if sum(best) == total:
+            break
+    return best
+
+
+def _also(state: CardState, block: str, shown: int, room: int, counter: TokenCounter) -> int:
+    """How many statements past the `shown` ones fit on the card's "(also: ...)" line."""
+    low, high = 0, len(state.statements) - shown
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _cost(render_card(state, block=block, shown=shown, also=mid), counter) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _cost(text: str, counter: TokenCounter) -> int:

@@ -23,7 +23,11 @@ Rules:
    inverts `render_card` exactly (I7), in both forms: full (a `- ` line per statement with
    the archive reference of the message that said it) and dense (one block reference in
    the header, then one statement a line, past its update lead-in; the block entry holds
-   the full card, so the exact statements come back from it).
+   the full card, so the exact statements come back from it). A dense card that cannot
+   show every statement whole may end with one "(also: ...)" line: the values of the next
+   statements in card order (a few of their words when they state no value), a pointer
+   to the block entry that holds them whole, never a statement itself: reading the card
+   back skips it, and it never shows a value the statement names as replaced.
 5. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -40,7 +44,7 @@ from typing import Final
 
 from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import OVERRIDE_ONLY, fold, subject_of
+from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of
 from ._facts import normalize, outside_quotes, sentences
 from ._kinds import (
     UPDATE_LEAD,
@@ -362,17 +366,58 @@ def ordered(statements: tuple[Statement, ...]) -> list[Statement]:
     return sorted(statements, key=lambda s: s.rank)
 
 
-def render_card(state: CardState, *, block: str | None = None, shown: int | None = None) -> str:
+def render_card(
+    state: CardState, *, block: str | None = None, shown: int | None = None, also: int = 0
+) -> str:
     """The card text: full (a reference per statement) or, with `block`, dense (one block
-    reference); `shown` keeps only the first statements in card order."""
-    items = ordered(state.statements)[:shown]
+    reference); `shown` keeps only the first statements in card order, and `also` adds
+    the values of the next ones on an "(also: ...)" line (dense only, rule 4)."""
+    every = ordered(state.statements)
+    items = every[:shown]
     if block is None:
         lines = [f"{CARD_HEADER} {CARD_INTRO}"]
         lines += [f"- {s.text}" + (f" ({s.source})" if s.source else "") for s in items]
     else:
         lines = [f"{CARD_HEADER} ({_BLOCK}{block})" if block else CARD_HEADER]
         lines += [dense_text(s.text) for s in items]
+        hints = [h for s in every[len(items) : len(items) + also] if (h := hint(s.text))]
+        if hints:
+            lines.append(f"{_ALSO}{'; '.join(hints)})")
     return "\n".join(lines)
+
+
+_ALSO: Final = "(also: "
+
+
+@lru_cache(maxsize=1 << 15)
+def hint(text: str) -> str:
+    """What the "(also: ...)" line shows of a statement (rule 4): its current values in
+    the order it names them, else (or when they are all short words) its first few
+    content words (denials kept: a hint never reads as the opposite rule)."""
+    core = dense_text(text)
+    gone = replaced_values(text)
+    found = [v for v in values(core) if v not in gone]
+    found = [v for v in found if not any(v != w and v in w for w in found)]
+    if any(map(_telling, found)):
+        return " ".join(sorted(found, key=core.find))
+    words = [w.strip(".,;:!?()\"'") for w in core.split()]
+    kept = [w for w in words if w and (w.lower() in _DENIALS or w.lower() not in FILLER)]
+    return " ".join(kept[:_HINT_WORDS])
+
+
+_HINT_WORDS: Final = 4
+_DENIALS: Final = frozenset(
+    "never not no don't dont do-not avoid without cannot can't won't mustn't shouldn't".split()
+)
+"""Words a hint keeps although they are filler: without them a rule would read inverted."""
+
+
+def _telling(value: str) -> bool:
+    """Whether a value says enough alone to point at its statement ("PR" does not)."""
+    return len(value) > _SHORT_VALUE or any(c.isdigit() or c in "-_./@$" for c in value)
+
+
+_SHORT_VALUE: Final = 4
 
 
 @lru_cache(maxsize=1 << 15)
@@ -399,6 +444,8 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     lines = text.splitlines()
     head = _HEAD.search(lines[0]) if lines else None
     for line in lines[1:]:
+        if line.startswith(_ALSO) and line.endswith(")"):
+            continue  # rule 4: a pointer, not a statement
         match = _LINE.match(line) if line.startswith("- ") else None
         if match is not None and match.group("text"):
             found.append(Statement(match.group("text"), match.group("source") or ""))
@@ -407,5 +454,5 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-for _cached in (_kind_of, _rule_subject, _words, dense_text):
+for _cached in (_kind_of, _rule_subject, _words, dense_text, hint):
     on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
