@@ -168,6 +168,8 @@ class Statement:
     split: str
     replaces: str | None = None
     """The value this statement supersedes (an update), if any."""
+    core: str = ""
+    """The sentence that states the value, without an update's wording around it."""
 
 
 @dataclass
@@ -307,7 +309,7 @@ def _plant(
             sentence_new=new, sentence_new_lower=new[0].lower() + new[1:], old=old.value
         )
         session.statements.append(
-            Statement(old.kind, old.subject, value, text, segment, session.split, old.value)
+            Statement(old.kind, old.subject, value, text, segment, session.split, old.value, new)
         )
         return text
     kind = rng.choice(KINDS)
@@ -321,7 +323,7 @@ def _plant(
     coexists = subject in PROHIBITIONS  # "never deploy svc-a", later "never deploy svc-b"
     replaces = older.value if older is not None and not coexists else None
     session.statements.append(
-        Statement(kind, subject, value, text, segment, session.split, replaces)
+        Statement(kind, subject, value, text, segment, session.split, replaces, text)
     )
     return text
 
