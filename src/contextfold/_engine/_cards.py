@@ -9,8 +9,8 @@ Rules:
 3. After the plan, the card is fitted to the room the plan left: full when it fits;
    otherwise dense (the full card, sources included, archived under one block
    reference): every rule whole when they all fit, then, in card order, the split
-   between statements shown whole and values on the "(also: ...)" line that puts the
-   most statements on the card (then the most of them whole). When not even the rules
+   between statements shown whole and values on the "(also: ...)" line worth the most
+   (a statement on the card counts one, a rule shown whole two). When not even the rules
    fit whole, the same split decides from the first statement on: the card becomes an
    index of values whose words are one recall away, rather than a few whole rules with
    the rest gone from view.
@@ -26,6 +26,7 @@ Rules:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +41,7 @@ from .._statements._card import (
     Statement,
     dense_text,
     extract_statements,
+    ordered,
     parse_card,
     render_card,
 )
@@ -253,15 +255,21 @@ def _most_present(
 ) -> tuple[int, int]:
     """How many statements the dense card shows whole and how many on its "(also: ...)"
     line (rule 3): when every rule fits whole, every rule stays whole; past them (or when
-    they do not all fit), the split that puts the most statements on the card, then the
-    most of them whole. `most`: how many fit whole."""
+    they do not all fit), the split with the most worth: a statement on the card counts
+    one, a rule shown whole two (its words are what keeps the agent from breaking it);
+    on a tie, the most whole. `most`: how many fit whole."""
     total = len(state.statements)
-    rules = sum(1 for s in state.statements if s.rank == RULE_RANK)
-    rules = rules if rules <= most else 0
+    is_rule = (s.rank == RULE_RANK for s in ordered(state.statements))
+    whole_rules = list(itertools.accumulate(is_rule, initial=0))  # rules among the first k
+    rules = whole_rules[-1] if whole_rules[-1] <= most else 0
+
+    def worth(shown: int, also: int) -> int:
+        return shown + also + whole_rules[shown]
+
     best = (most, 0)
     for shown in range(most, rules - 1, -1):
         also = _also(state, block, shown, room, counter)
-        if shown + also > sum(best):
+        if worth(shown, also) > worth(*best):
             best = (shown, also)
         if sum(best) == total:
             break

@@ -407,7 +407,21 @@ def hint(text: str) -> str:
 
 _HINT_WORDS: Final = 4
 _DENIALS: Final = frozenset(
-    "never not no don't dont do-not avoid without cannot can't won't mustn't shouldn't".split()
+    [
+        "never",
+        "not",
+        "no",
+        "don't",
+        "dont",
+        "do-not",
+        "avoid",
+        "without",
+        "cannot",
+        "can't",
+        "won't",
+        "mustn't",
+        "shouldn't",
+    ]
 )
 """Words a hint keeps although they are filler: without them a rule would read inverted."""
 
