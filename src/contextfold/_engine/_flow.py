@@ -216,12 +216,13 @@ def _new_artifacts(
     superseded = tuple(applied.refs[archived:])
     alternate = SHAPES[settings.format].alternate
     bridge = _bridge_cost(settings.counter) if alternate else 0
+    apart = bridge if anchor != BEFORE_ALL else 0  # the card's own bridge, summary elsewhere
     room, most = (
         room_left(
             applied,
             the_plan,
             goal=goal,
-            overhead=settings.overhead,
+            overhead=settings.overhead + apart,
             bridge=bridge,
             counter=settings.counter,
         )
