@@ -399,7 +399,7 @@ def hint(text: str) -> str:
     found = [v for v in values(core) if v not in gone]
     found = [v for v in found if not any(v != w and v in w for w in found)]
     if any(map(_telling, found)):
-        return " ".join(sorted(found, key=core.find))
+        return " ".join(sorted(filter(_telling, found), key=core.find))
     words = [w.strip(".,;:!?()\"'") for w in core.split()]
     kept = [w for w in words if w and (w.lower() in _DENIALS or w.lower() not in FILLER)]
     return " ".join(kept[:_HINT_WORDS])
