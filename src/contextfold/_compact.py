@@ -10,7 +10,10 @@ Rules:
    compacted payload.
 3. Otherwise it is compacted down to the low-water mark (`low` x budget); the report's
    `tokens_after` is counted on the rendered payload, exactly what `count_tokens` says.
-4. `pins` and `droppable` are indices into the payload's message (or item) list.
+4. `pins` and `droppable` are indices into the payload's message (or item) list. To
+   compact an output again, pin the same messages (their indices in that output): an
+   unpinned user message in view counts as newer than the card, so a pinned older
+   statement left unpinned would retire the newer value the card carries.
 5. Types: `compact(payload: P) -> CompactResult[P]`, so a typed caller's message list
    (e.g. the SDK's TypedDicts) goes back to the SDK without casts. SDK objects given as
    input come back as their plain JSON form (what the SDK call also accepts).

@@ -128,5 +128,19 @@ def test_i6_i7_deterministic_and_stable(case: WireCase) -> None:
     second = run(case)
     assert json.dumps(first.payload) == json.dumps(second.payload)
     if first.report.fits:
-        again = cf.compact(first.payload, case.budget, format=case.format)
+        # pins name the input's messages: compacting the output again pins the same ones
+        pins = _same_pins(case, first.payload)
+        again = cf.compact(first.payload, case.budget, format=case.format, pins=pins)
         assert again.payload is first.payload
+
+
+def _same_pins(case: WireCase, output: object) -> list[int]:
+    """Where the messages `case` pins are in `output` (kept verbatim, in order)."""
+    pinned = [m for i, m in enumerate(wire_messages(case.payload)) if i in case.pins]
+    found: list[int] = []
+    for index, message in enumerate(wire_messages(output)):
+        if pinned and message == pinned[0]:
+            found.append(index)
+            pinned.pop(0)
+    assert not pinned  # I4: every pinned message is kept verbatim
+    return found

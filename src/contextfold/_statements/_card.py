@@ -213,7 +213,7 @@ class CardState:
         verbatim, newer than everything on the card) supersede, and those statements
         (rule 5). Each statement is judged on its own, so a card shown in part retires the
         same way. `explicit=False` (the caller knows the messages are newer) lets a plain
-        restatement with a new value retire too."""
+        restatement with a new value retire too (`_retires`)."""
         said = [
             Statement(text)
             for message in messages
@@ -222,10 +222,19 @@ class CardState:
         ]
         if not said or not self.statements:
             return self, []
-        gone = [old for old in self.statements if any(_replaces(new, old) for new in said)]
+        gone = [old for old in self.statements if any(_retires(new, old) for new in said)]
         if not gone:
             return self, []
         return CardState(tuple(s for s in self.statements if s not in gone)), gone
+
+
+def _retires(new: Statement, old: Statement) -> bool:
+    """Whether `new`, in view, retires `old` from the card: an update that supersedes it,
+    or a plain restatement that supersedes it with a value `old` does not name (the same
+    value said again leaves nothing stale, and may be an older message kept in view)."""
+    if not _replaces(new, old):
+        return False
+    return is_update(new.text) or not values(new.text) <= values(old.text)
 
 
 def _replaces(new: Statement, old: Statement) -> bool:
