@@ -21,7 +21,7 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -37,7 +37,8 @@ from . import _relay
 from ._budgets import WINDOW_HEADER, budget_for, window_for
 from ._config import Config, open_store
 from ._metrics import Metrics
-from ._sessions import SESSION_HEADER, Sessions, Turn
+from ._scan import scan
+from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
 from ._upstream import Upstreams, client, request_headers
 from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
@@ -140,38 +141,58 @@ class Proxy:
         out = _relay.Outgoing(url, request_headers(request.headers.items()), raw)
         path = request.url.path
         try:
-            body = json.loads(raw)
-        except ValueError:
-            self.metrics.requests.labels(path, "forwarded").inc()
-            return out, None
-        try:
-            turn = self._turn(request, endpoint, body)
+            body, turn = self._turn(request.headers, endpoint, raw)
         except Exception as exc:  # rule 3: never drop a request over our own failure
             log.warning("compaction failed, forwarding as sent: %s: %s", type(exc).__name__, exc)
             self.metrics.requests.labels(path, "failed").inc()
-            return out, body
+            return out, _loads(raw)
         if turn is None or not turn.live.meta.folded:
             self.metrics.requests.labels(path, "forwarded").inc()
             return out, body
+        assert isinstance(body, dict)
         self._compacted(out, endpoint, body, turn)
         return out, body
 
-    def _turn(self, request: Request, endpoint: Endpoint, body: object) -> Turn | None:
+    def _turn(
+        self, headers: Mapping[str, str], endpoint: Endpoint, raw: bytes
+    ) -> tuple[object, Turn | None]:
+        """The body as data and its session's turn (None: not ours to compact). A body
+        continuing a live session is read past what that session already holds."""
+        named = headers.get(SESSION_HEADER)
+        known = self.sessions.known(raw, endpoint, named)
+        if known is not None:
+            budget = self._budget(headers, endpoint, known.body)
+            turn = None if budget is None else self.sessions.resume(known, budget)
+            if turn is not None:
+                live = turn.live
+                self.sessions.remember(live, raw[: known.rest.end], live.head, live.fixed)
+                return known.body, turn
+        try:
+            scanned = scan(raw, endpoint.items)
+        except ValueError:
+            return None, None
+        body = scanned.body
         items = items_of(body, endpoint)
-        if items is None or not isinstance(body, dict):
-            return None
+        budget = None if items is None else self._budget(headers, endpoint, body)
+        if items is None or budget is None:
+            return body, None
+        turn = self.sessions.turn(endpoint, body, items, budget, named)
+        if scanned.end is not None:
+            fixed = fixed_of(body, endpoint)
+            self.sessions.remember(turn.live, raw[: scanned.end], scanned.head, fixed)
+        return body, turn
+
+    def _budget(
+        self, headers: Mapping[str, str], endpoint: Endpoint, body: dict[str, Any]
+    ) -> int | None:
         model = body.get("model")
         window = window_for(
             model if isinstance(model, str) else None,
             self.config.windows,
             self.config.default_window,
-            request.headers.get(WINDOW_HEADER),
+            headers.get(WINDOW_HEADER),
         )
-        budget = None if window is None else budget_for(body, endpoint.format, window)
-        if budget is None:
-            return None
-        named = request.headers.get(SESSION_HEADER)
-        return self.sessions.turn(endpoint, body, items, budget, named)
+        return None if window is None else budget_for(body, endpoint.format, window)
 
     def _compacted(
         self, out: _relay.Outgoing, endpoint: Endpoint, body: dict[str, Any], turn: Turn
@@ -238,6 +259,13 @@ class Proxy:
         if hmac.compare_digest(given.encode(), token.encode()):
             return None
         return _error(endpoint, 401, "authentication_error", f"missing or wrong {TOKEN_HEADER}")
+
+
+def _loads(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 def _path(endpoint: Endpoint) -> str:
