@@ -1,0 +1,168 @@
+"""Reading bodies once: `scan` gives exactly `json.loads`'s value and where the items end,
+`scan_rest` reads a continuing body past a known prefix to the same result (Hypothesis
+properties over values, formatting and non-ASCII text), and the proxy sends upstream,
+byte for byte, what it sent when it parsed every body whole."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contextfold._proxy._config import Config
+from contextfold._proxy._prefixes import RUNGS, Prefixes
+from contextfold._proxy._scan import scan, scan_rest
+from contextfold._proxy._wire import ENDPOINTS
+
+pytest.importorskip("starlette", reason="the proxy extra is not installed")
+
+from starlette.requests import Request
+
+from contextfold._proxy._app import Proxy
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**80), 2**80),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12),
+    st.sampled_from(["]", "}", '"]}', "\\", "é€😀", ",]"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+items = st.lists(st.dictionaries(st.text(max_size=5), values, max_size=3), max_size=4)
+members = st.dictionaries(st.sampled_from(["model", "tools", "max_tokens", "stream"]), values)
+# (separators, ensure_ascii, indent): what different SDKs and hand-written clients send
+styles = st.tuples(
+    st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]),
+    st.booleans(),
+    st.sampled_from([None, 1]),
+)
+
+
+def _encode(body: dict[str, Any], style: tuple[tuple[str, str], bool, int | None]) -> bytes:
+    separators, ascii_only, indent = style
+    text = json.dumps(body, separators=separators, ensure_ascii=ascii_only, indent=indent)
+    return text.encode("utf-8")
+
+
+@given(head=members, old=items, new=items, tail=members, style=styles)
+def test_scan_and_scan_rest_read_what_json_loads_reads(
+    head: dict[str, Any],
+    old: list[Any],
+    new: list[Any],
+    tail: dict[str, Any],
+    style: tuple[tuple[str, str], bool, int | None],
+) -> None:
+    tail = {k: v for k, v in tail.items() if k not in head}
+    first = _encode({**head, "messages": old, **tail}, style)
+    scanned = scan(first, "messages")
+    assert scanned.body == json.loads(first)
+    assert scanned.head == head
+    if not old:
+        assert scanned.end is None
+        return
+    assert scanned.end is not None
+    prefix = first[: scanned.end]
+    assert prefix.endswith(b"}")
+    later = _encode({**head, "messages": old + new, **tail}, style)
+    assert later.startswith(prefix)
+    rest = scan_rest(later, len(prefix), "messages")
+    assert rest is not None
+    assert rest.items == new
+    assert {**head, "messages": old + rest.items, **rest.after} == json.loads(later)
+    assert rest.end == scan(later, "messages").end
+
+
+def test_scan_leaves_what_it_does_not_follow_to_json_loads() -> None:
+    assert scan(b"[1, 2]", "messages").end is None
+    assert scan(b'{"messages": "hi"}', "messages").body == {"messages": "hi"}
+    twice = b'{"messages": [{"a": 1}], "messages": [{"b": 2}]}'
+    assert scan(twice, "messages").body == json.loads(twice)
+    assert scan(twice, "messages").end is None
+    assert (
+        scan(b'{"n": 123456789012345678901234567890}', "m").body["n"]
+        == 123456789012345678901234567890
+    )
+    with pytest.raises(json.JSONDecodeError):
+        scan(b'{"messages": [', "messages")
+    assert scan_rest(b'{"messages": [{"a": 1}, oops', 23, "messages") is None
+    assert scan_rest(b'{"messages": [{"a": 1}], "messages": []}', 23, "messages") is None
+
+
+def test_prefixes_file_by_rung_and_forget() -> None:
+    prefixes = Prefixes()
+    short, long = b"x" * (RUNGS[-1] - 1), b"y" * (RUNGS[-1] + 10)
+    prefixes.file("short", short)
+    prefixes.file("long", long)
+    assert prefixes.candidates(short + b"more") == []  # short prefixes are not filed
+    assert prefixes.candidates(long + b"more") == ["long"]
+    prefixes.file("long", long + b"y" * RUNGS[0])  # grown past the next rung: filed again
+    assert prefixes.candidates(long + b"y" * RUNGS[0] + b"!") == ["long"]
+    prefixes.drop("long")
+    assert len(prefixes) == 0
+
+
+# --- the proxy: reading past the prefix changes nothing upstream -----------------------------
+
+
+def _request(headers: dict[str, str] | None = None) -> Request:
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in (headers or {}).items()],
+    }
+    return Request(scope)
+
+
+def _exchange(turn: int, lines: int) -> list[dict[str, Any]]:
+    call = {"id": f"c{turn}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    text = "".join(f"{turn}:{i:03d} välue_{turn}_{i} = compute({i})\n" for i in range(lines))
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"c{turn}", "content": text},
+    ]
+
+
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sizes=st.lists(st.integers(10, 60), min_size=8, max_size=30))
+def test_reading_past_the_prefix_sends_upstream_what_a_whole_read_sends(
+    sizes: list[int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = tmp_path_factory.mktemp("scan")
+    windows = {"gpt-4o": 3_000}
+    fast = Proxy(Config(store=f"sqlite:{folder / 'fast.db'}", windows=windows))
+    whole = Proxy(Config(store=f"sqlite:{folder / 'whole.db'}", windows=windows))
+    whole.sessions.known = lambda raw, endpoint, named: None  # type: ignore[method-assign]
+    endpoint = ENDPOINTS["/v1/chat/completions"]
+    history: list[Any] = [
+        {"role": "system", "content": "Be brief. " * 400},
+        {"role": "user", "content": "Read them all."},
+    ]
+    hits = compacted = 0
+    try:
+        for turn, lines in enumerate(sizes):
+            history += _exchange(turn, lines)
+            raw = json.dumps({"messages": history, "model": "gpt-4o", "max_tokens": 200}).encode()
+            hits += fast.sessions.known(raw, endpoint, None) is not None
+            got, _ = fast._outgoing(_request(), endpoint, raw)
+            expected, _ = whole._outgoing(_request(), endpoint, raw)
+            assert got.content == expected.content
+            compacted += got.rounds is not None
+        assert hits >= len(sizes) - 1  # every request after the first was read past its prefix
+        assert compacted > 0
+    finally:
+        fast.sessions.close()
+        whole.sessions.close()
