@@ -1,7 +1,7 @@
 """`serve`: run the compacting proxy, an OpenAI- and Anthropic-compatible server.
 
 Rules:
-1. The proxy and its dependencies (the `proxy` extra: Starlette, uvicorn, httpx, redis)
+1. The proxy and its dependencies (the `proxy` extra: Starlette, uvicorn, aiohttp, redis)
    are imported only when `serve` is called; without them it raises ConfigurationError
    naming the extra to install.
 2. Settings are keyword arguments, checked here: a bad one is a ConfigurationError saying

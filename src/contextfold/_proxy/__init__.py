@@ -2,7 +2,7 @@
 request on its way upstream.
 
 An outer layer: it uses only the public `contextfold` API, and this package (Starlette,
-uvicorn, httpx, redis, prometheus_client: the `proxy` extra) is imported only by
+uvicorn, aiohttp, redis, prometheus_client: the `proxy` extra) is imported only by
 `contextfold.serve`.
 
 Rules:

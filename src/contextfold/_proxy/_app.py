@@ -17,7 +17,6 @@ Rules:
 from __future__ import annotations
 
 import hmac
-import itertools
 import json
 import logging
 import time
@@ -25,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
-import httpx
+import aiohttp
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -39,12 +38,11 @@ from ._config import Config, open_store
 from ._metrics import Metrics
 from ._scan import scan
 from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
-from ._upstream import Upstreams, client, request_headers
+from ._upstream import UPSTREAM_ERRORS, Upstreams, client, request_headers, send
 from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
-_CLIENTS: Final = 16
 
 
 class TooLarge(Exception):
@@ -64,19 +62,17 @@ class Proxy:
         )
         self.upstreams = Upstreams(config.openai_upstream, config.anthropic_upstream)
         self.metrics = Metrics(lambda: len(self.sessions))
-        self.clients: list[httpx.AsyncClient] = []
-        self._turns = itertools.count()
+        self._http: aiohttp.ClientSession | None = None
 
-    def http(self) -> httpx.AsyncClient:
-        """An upstream client, in turn from a few: one httpx pool slows down past a few
-        dozen concurrent requests, several small ones do not."""
-        if not self.clients:
-            self.clients = [client(self.config.timeout) for _ in range(_CLIENTS)]
-        return self.clients[next(self._turns) % _CLIENTS]
+    def http(self) -> aiohttp.ClientSession:
+        """The upstream client, made on first use (inside the server's event loop)."""
+        if self._http is None:
+            self._http = client(self.config.timeout)
+        return self._http
 
     async def close(self) -> None:
-        for one in self.clients:
-            await one.aclose()
+        if self._http is not None:
+            await self._http.close()
         self.sessions.close()
 
     # --- routes ------------------------------------------------------------------------
@@ -93,7 +89,7 @@ class Proxy:
             if isinstance(body, dict) and body.get("stream") is True:
                 return await _relay.stream(self.http(), out, self.metrics)
             return await _relay.complete(self.http(), out, self.metrics)
-        except httpx.HTTPError as exc:
+        except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
 
     async def count_tokens(self, request: Request) -> Response:
@@ -116,14 +112,15 @@ class Proxy:
         if isinstance(raw, Response):
             return raw
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
+        headers = request_headers(request.headers.items())
         try:
-            answer = await self.http().request(
-                request.method, url, headers=request_headers(request.headers.items()), content=raw
-            )
-        except httpx.HTTPError as exc:
+            answer = await send(self.http(), request.method, url, headers, raw)
+            async with answer:
+                content = await answer.read()
+        except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
-        return _relay.relay(answer)
+        return _relay.relay(answer, content)
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "sessions": len(self.sessions)})
@@ -280,7 +277,7 @@ def _error(endpoint: Endpoint, status: int, kind: str, message: str) -> Response
     return JSONResponse({"error": error}, status)
 
 
-def _unreachable(endpoint: Endpoint, exc: httpx.HTTPError) -> Response:
+def _unreachable(endpoint: Endpoint, exc: Exception) -> Response:
     """502: the upstream could not be reached or broke off (rule 3 of `_relay`)."""
     log.warning("upstream failed: %s: %s", type(exc).__name__, exc)
     message = f"the proxy could not get an answer from the upstream ({type(exc).__name__})"
