@@ -18,7 +18,7 @@ Rules:
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import contextfold as cf
@@ -49,12 +49,15 @@ class Meta:
     touched: float
 
     def dump(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps({name: getattr(self, name) for name in _META_FIELDS})
 
     @classmethod
     def load(cls, text: str | bytes) -> Meta:
         data = json.loads(text)
         return cls(**data)
+
+
+_META_FIELDS = tuple(f.name for f in fields(Meta))
 
 
 @dataclass(frozen=True, slots=True)
