@@ -222,6 +222,7 @@ def throughput(up: Served, via: Served, seconds: float) -> dict[str, float]:
         run_loop = asyncio.run
     out: dict[str, float] = {}
     for name, url in (("direct", up.url), ("proxied", via.url)):
+        run_loop(_sessions_for(url, min(1.0, seconds), SESSIONS))  # warm: imports, tokenizer
         marks = (up.cpu(), via.cpu(), time.process_time())
         done = max(1, run_loop(_sessions_for(url, seconds, SESSIONS)))
         out[name] = done / seconds

@@ -209,7 +209,7 @@ class Proxy:
             endpoint.format,
             endpoint.items,
             data,
-            self.sessions.archive,
+            turn.live.archive,
             model if isinstance(model, str) else None,
             max(0, manager.budget - turn.tokens),
             self.config.recall_rounds,

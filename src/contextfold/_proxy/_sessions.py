@@ -71,6 +71,8 @@ class Live:
     encoder: Encoder
     logged: int
     """Log records in the store after its snapshot."""
+    archive: cf.Archive
+    """Where the session's folded items are (`_store` rule 3)."""
     anchors: dict[int, str] = field(default_factory=dict)
     """Digests of the client's items at every anchor index held (see `anchor`)."""
     prefix: bytes = b""
@@ -109,7 +111,6 @@ class Sessions:
         self, store: SessionStore, policy: cf.Policy, ttl: float, max_live: int = 10_000
     ) -> None:
         self.store = store
-        self.archive = cf.Archive(store.archive)
         self.policy = policy
         self.ttl = ttl
         self.max_live = max_live
@@ -217,13 +218,14 @@ class Sessions:
         saved = self.store.load(meta.sid)
         if saved is None:
             return None
-        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=self.archive)
+        archive = cf.Archive(self.store.archive_for(meta.sid))
+        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=archive)
         for text in saved.log:
             record = json.loads(text)
             manager.budget = int(record["budget"])
             manager.extend(record["items"])
             manager.view()
-        live = Live(saved.meta, manager, Encoder(), len(saved.log))
+        live = Live(saved.meta, manager, Encoder(), len(saved.log), archive)
         self._keep(live)
         return live
 
@@ -238,20 +240,21 @@ class Sessions:
         budget: int,
     ) -> Turn:
         """A new session holding the whole request (rule 2)."""
-        manager = self._manager(endpoint, body, budget)
+        archive = cf.Archive(self.store.archive_for(sid))
+        manager = self._manager(endpoint, body, budget, archive)
         _, conversation = cf.parse({**body, endpoint.items: items}, endpoint.format)
         skip = 1 if endpoint.system and body.get(endpoint.system) else 0
         skip = skip if endpoint.format == "openai-responses" else 0
         for message in conversation.messages:
             manager.add(message)
         meta = Meta(sid, root, 0, "", "", 0, False, skip, time.time())
-        live = Live(meta, manager, Encoder(), 0)
+        live = Live(meta, manager, Encoder(), 0, archive)
         _anchors(live, items)
         self._keep(live)
         return self._take(live, len(items), digest(items[-1]), None)
 
     def _manager(
-        self, endpoint: Endpoint, body: Mapping[str, object], budget: int
+        self, endpoint: Endpoint, body: Mapping[str, object], budget: int, archive: cf.Archive
     ) -> cf.ContextManager:
         model = body.get("model")
         name = model if isinstance(model, str) else None
@@ -262,7 +265,7 @@ class Sessions:
                 name,
                 format=endpoint.format,
                 tools=tools,  # type: ignore[arg-type]
-                archive=self.archive,
+                archive=archive,
                 policy=self.policy,
             )
         except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
@@ -273,7 +276,7 @@ class Sessions:
                 name,
                 format=endpoint.format,
                 tools=recall,  # type: ignore[arg-type]
-                archive=self.archive,
+                archive=archive,
                 policy=self.policy,
             )
 
