@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -65,7 +66,7 @@ SESSIONS, UPSTREAM_MS = 50, 50.0
 TARGET_MS, TARGET_SHARE = 5.0, 0.9
 
 
-def upstream_app(delay: float) -> Any:
+def upstream_app(delay: float, jitter: bool = False) -> Any:
     """The upstream of rule 1."""
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -75,20 +76,21 @@ def upstream_app(delay: float) -> Any:
     async def chat(request: Request) -> JSONResponse:
         await request.body()
         if delay:
-            await asyncio.sleep(delay)
+            await asyncio.sleep(delay * random.uniform(0.5, 1.5) if jitter else delay)
         return JSONResponse(ANSWER)
 
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 
 
-def _serve_upstream(delay: float) -> None:
+def _serve_upstream(delay: float, jitter: bool) -> None:
     import uvicorn
 
     from contextfold._proxy import bind
 
     sock = bind("127.0.0.1", 0)
     print(sock.getsockname()[1], file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(upstream_app(delay), log_level="error")).run(sockets=[sock])
+    app = upstream_app(delay, jitter)
+    uvicorn.Server(uvicorn.Config(app, log_level="error")).run(sockets=[sock])
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,9 @@ def _process(command: list[str], parse: Any) -> Iterator[Served]:
         process.stderr.close()
 
 
-def upstream(delay_ms: float) -> Any:
+def upstream(delay_ms: float, jitter: bool = False) -> Any:
     command = [sys.executable, "-m", "bench.proxy", "--serve-upstream", str(delay_ms)]
+    command += ["--jitter"] if jitter else []
     return _process(command, lambda line: f"http://127.0.0.1:{int(line)}/v1")
 
 
@@ -330,9 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--serve-upstream", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--jitter", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_upstream is not None:
-        _serve_upstream(args.serve_upstream / 1000)
+        _serve_upstream(args.serve_upstream / 1000, args.jitter)
         return 0
     results = run(args.requests, args.seconds)
     command = ".venv/bin/python -m bench.proxy"

@@ -116,3 +116,27 @@ def test_an_unreachable_redis_is_a_clear_error() -> None:
 
     with pytest.raises(StoreError, match=r"cannot reach Redis at redis://127\.0\.0\.1:9/0"):
         RedisSessions("redis://127.0.0.1:9/0", 60)
+
+
+def _children(pid: int) -> list[str]:
+    listed = Path(f"/proc/{pid}/task/{pid}/children")
+    return listed.read_text().split() if listed.exists() else []
+
+
+def test_workers_sharing_a_sqlite_store_build_the_views_one_process_builds(
+    tmp_path: Path,
+) -> None:
+    alone_db, shared_db = (f"sqlite:{tmp_path / name}" for name in ("alone.db", "shared.db"))
+    with _upstream() as alone_up, contextfold_serve(alone_up.url, "--store", alone_db) as alone:
+        Alternating(alone.url).run()
+    with (
+        _upstream() as shared_up,
+        contextfold_serve(shared_up.url, "--store", shared_db, "--workers", "2") as served,
+    ):
+        Alternating(served.url, served.url).run()  # two connections, either worker
+        if Path("/proc/self/task").exists():
+            assert len(_children(served.process.pid)) >= 2
+    assert shared_up.refused == []
+    assert any(seen.round for seen in shared_up.seen), "no recall round was answered"
+    assert _items(shared_up) == _items(alone_up)
+    assert not any("Traceback" in line for line in served.stderr)
