@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -66,7 +65,7 @@ SESSIONS, UPSTREAM_MS = 50, 50.0
 TARGET_MS, TARGET_SHARE = 5.0, 0.9
 
 
-def upstream_app(delay: float, jitter: bool = False) -> Any:
+def upstream_app(delay: float) -> Any:
     """The upstream of rule 1."""
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -76,21 +75,20 @@ def upstream_app(delay: float, jitter: bool = False) -> Any:
     async def chat(request: Request) -> JSONResponse:
         await request.body()
         if delay:
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5) if jitter else delay)
+            await asyncio.sleep(delay)
         return JSONResponse(ANSWER)
 
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 
 
-def _serve_upstream(delay: float, jitter: bool) -> None:
+def _serve_upstream(delay: float) -> None:
     import uvicorn
 
     from contextfold._proxy import bind
 
     sock = bind("127.0.0.1", 0)
     print(sock.getsockname()[1], file=sys.stderr, flush=True)
-    app = upstream_app(delay, jitter)
-    uvicorn.Server(uvicorn.Config(app, log_level="error")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(upstream_app(delay), log_level="error")).run(sockets=[sock])
 
 
 @dataclass(frozen=True)
@@ -119,9 +117,8 @@ def _process(command: list[str], parse: Any) -> Iterator[Served]:
         process.stderr.close()
 
 
-def upstream(delay_ms: float, jitter: bool = False) -> Any:
+def upstream(delay_ms: float) -> Any:
     command = [sys.executable, "-m", "bench.proxy", "--serve-upstream", str(delay_ms)]
-    command += ["--jitter"] if jitter else []
     return _process(command, lambda line: f"http://127.0.0.1:{int(line)}/v1")
 
 
@@ -277,6 +274,7 @@ def run(requests: int, seconds: float, idle: int = 300) -> dict[str, Any]:
                 results[name] = latency(up.url, via.url, model, messages, requests)
         with upstream(UPSTREAM_MS) as up, proxy(up.url, f"sqlite:{folder}/load.db") as via:
             results["load"] = load = throughput(up, via, seconds)
+            load["loadavg"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
             results["throughput"] = (load["direct"], load["proxied"])
     results["memory"] = memory_per_session(idle)
     return results
@@ -316,7 +314,9 @@ def section(results: dict[str, Any], command: str) -> str:
         f"{ceiling:,.0f} req/s): {direct:,.0f} req/s direct, {proxied:,.0f} req/s through the "
         f"proxy ({share:.0%} of direct). CPU per request: proxy {load['proxy_cpu']:.2f} ms, "
         f"upstream {load['upstream_cpu_proxied']:.2f} ms, load generator "
-        f"{load['client_cpu_proxied']:.2f} ms (all three share the machine's cores).",
+        f"{load['client_cpu_proxied']:.2f} ms (all three share the machine's cores; load "
+        f"average {load['loadavg']:.1f} at the end of the run). At that CPU per request one core "
+        f"runs the proxy at about {1e3 / max(load['proxy_cpu'], 1e-3):,.0f} req/s.",
         "",
         f"Target, throughput limited by the upstream (through the proxy at least "
         f"{TARGET_SHARE:.0%} of direct): {_met(share >= TARGET_SHARE)}.",
@@ -333,10 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--serve-upstream", type=float, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--jitter", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_upstream is not None:
-        _serve_upstream(args.serve_upstream / 1000, args.jitter)
+        _serve_upstream(args.serve_upstream / 1000)
         return 0
     results = run(args.requests, args.seconds)
     command = ".venv/bin/python -m bench.proxy"
