@@ -9,7 +9,8 @@ Rules:
 3. Streaming a compacted request: events are held only until the answer shows what it is
    (`_sse` rule 3). Text or another tool goes live at once (the held events first); an
    answer of recall calls is held to its end and never reaches the client, whose stream
-   then continues with the next round's answer.
+   then continues with the next round's answer. Whatever reaches the client passes
+   through `_hide`: recall calls after text, or beside other tools, are taken out.
 4. An upstream error status is the client's answer, unchanged. When a later round fails
    after a stream was promised, the stream ends with the provider's own error event.
 """
@@ -27,7 +28,7 @@ from starlette.responses import Response, StreamingResponse
 
 import contextfold as cf
 
-from . import _recall, _sse
+from . import _hide, _recall, _sse
 from ._metrics import Metrics
 from ._upstream import response_headers, send
 
@@ -130,24 +131,18 @@ async def _rounds(
     rounds = out.rounds
     assert rounds is not None
     while True:
-        held: list[bytes] = []
-        live = False
         assembler = _sse.assembler(rounds.format)
-        async with answer:
-            async for event in _sse.events(answer.content.iter_any()):
-                if live:
-                    yield event
-                    continue
-                assembler.feed(_sse.data_of(event))
-                held.append(event)
-                if assembler.decision == "live":
-                    live = True
-                    yield b"".join(held)
-        response = assembler.response()
-        if live:
+        hide = _hide.Hider(rounds.format)
+        held: list[bytes] = []
+        async for shown in _round(answer, assembler, hide, held):
+            yield shown
+        if _live(assembler):
             return
+        response = assembler.response()
         if rounds.done >= rounds.limit or not _recall.is_round(rounds.format, response):
-            yield b"".join(held)
+            rest = _shown(hide, held)
+            if rest:
+                yield rest
             return
         started = time.perf_counter()
         out.content = rounds.next_body(response)
@@ -160,6 +155,34 @@ async def _rounds(
                 text = (await answer.read()).decode("utf-8", "replace")
             yield _error_event(rounds.format, text)
             return
+
+
+async def _round(
+    answer: aiohttp.ClientResponse,
+    assembler: _sse.Assembler,
+    hide: _hide.Hider,
+    held: list[bytes],
+) -> AsyncIterator[bytes]:
+    """One answer's events for the client: none while it is held (kept in `held`), then
+    the held ones and the rest as they come, recall calls taken out."""
+    async with answer:
+        async for event in _sse.events(answer.content.iter_any()):
+            if _live(assembler):
+                shown = hide(event)
+            else:
+                assembler.feed(_sse.data_of(event))
+                held.append(event)
+                shown = _shown(hide, held) if _live(assembler) else None
+            if shown:
+                yield shown
+
+
+def _live(assembler: _sse.Assembler) -> bool:
+    return assembler.decision == "live"
+
+
+def _shown(hide: _hide.Hider, events: list[bytes]) -> bytes:
+    return b"".join(shown for shown in map(hide, events) if shown)
 
 
 def _error_event(format: cf.Format, text: str) -> bytes:
