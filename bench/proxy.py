@@ -15,7 +15,8 @@ Rules:
 3. Throughput: 50 sessions at once (asyncio on uvloop, aiohttp, one connection each), each
    request continuing its session, for `--seconds`; requests per second direct and through
    the proxy, with a 50 ms upstream (a model answers in tens of milliseconds at best), so
-   the upstream's ceiling is 50 / 0.05 s = 1,000 req/s. With it, the CPU seconds per
+   the upstream's ceiling is 50 / 0.05 s = 1,000 req/s; direct and proxied alternate in
+   three slices each, so both see the same background load. With it, the CPU seconds per
    request of the proxy, the upstream and the load generator (Linux /proc): on a small
    machine all three share the cores, so the proxy's CPU per request is its cost.
    "Limited by the upstream" is met when the proxy passes at least 90% of the requests
@@ -212,24 +213,33 @@ async def _sessions_for(url: str, seconds: float, sessions: int) -> int:
     return done
 
 
-def throughput(up: Served, via: Served, seconds: float) -> dict[str, float]:
-    """Requests per second and CPU milliseconds per request, direct and proxied (rule 3)."""
+def throughput(up: Served, via: Served, seconds: float, rounds: int = 3) -> dict[str, float]:
+    """Requests per second and CPU milliseconds per request, direct and proxied (rule 3),
+    in `rounds` interleaved slices so both see the same background load."""
     try:
         import uvloop
 
         run_loop: Any = uvloop.run
     except ImportError:
         run_loop = asyncio.run
-    out: dict[str, float] = {}
-    for name, url in (("direct", up.url), ("proxied", via.url)):
-        run_loop(_sessions_for(url, min(1.0, seconds), SESSIONS))  # warm: imports, tokenizer
-        marks = (up.cpu(), via.cpu(), time.process_time())
-        done = max(1, run_loop(_sessions_for(url, seconds, SESSIONS)))
-        out[name] = done / seconds
-        out[f"upstream_cpu_{name}"] = (up.cpu() - marks[0]) / done * 1e3
-        out[f"client_cpu_{name}"] = (time.process_time() - marks[2]) / done * 1e3
-        if name == "proxied":
-            out["proxy_cpu"] = (via.cpu() - marks[1]) / done * 1e3
+    targets = {"direct": up.url, "proxied": via.url}
+    for url in targets.values():  # warm: imports, tokenizer, connections
+        run_loop(_sessions_for(url, min(1.0, seconds), SESSIONS))
+    done = dict.fromkeys(targets, 0)
+    cpu = {f"{who}_{name}": 0.0 for who in ("upstream", "client", "proxy") for name in targets}
+    for _ in range(rounds):
+        for name, url in targets.items():
+            marks = (up.cpu(), via.cpu(), time.process_time())
+            done[name] += run_loop(_sessions_for(url, seconds / rounds, SESSIONS))
+            cpu[f"upstream_{name}"] += up.cpu() - marks[0]
+            cpu[f"proxy_{name}"] += via.cpu() - marks[1]
+            cpu[f"client_{name}"] += time.process_time() - marks[2]
+    out: dict[str, float] = {name: count / seconds for name, count in done.items()}
+    for name in targets:
+        count = max(1, done[name])
+        out[f"upstream_cpu_{name}"] = cpu[f"upstream_{name}"] / count * 1e3
+        out[f"client_cpu_{name}"] = cpu[f"client_{name}"] / count * 1e3
+    out["proxy_cpu"] = cpu["proxy_proxied"] / max(1, done["proxied"]) * 1e3
     return out
 
 
