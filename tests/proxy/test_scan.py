@@ -6,6 +6,7 @@ byte for byte, what it sent when it parsed every body whole."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -192,3 +193,18 @@ def test_reading_past_the_prefix_sends_upstream_what_a_whole_read_sends(
     finally:
         fast.sessions.close()
         whole.sessions.close()
+
+
+def test_a_body_for_another_endpoint_does_not_continue_a_session(tmp_path: Path) -> None:
+    proxy = Proxy(Config(store=f"sqlite:{tmp_path / 'p.db'}", windows={"m": 3_000}))
+    chat, claude = ENDPOINTS["/v1/chat/completions"], ENDPOINTS["/v1/messages"]
+    history = [{"role": "user", "content": SYSTEM * 2}, {"role": "assistant", "content": "ok"}]
+    proxy._outgoing(_request("/v1/chat/completions"), chat, _raw({"messages": history}))
+    more = {"messages": [*history, {"role": "user", "content": "go on"}], "max_tokens": 9}
+    assert proxy.sessions.known(_raw(more), chat, None) is not None
+    assert proxy.sessions.known(_raw(more), claude, None) is None  # same bytes, other format
+    proxy.sessions.close()
+
+
+def _raw(body: dict[str, Any]) -> bytes:
+    return json.dumps({**body, "model": "m"}).encode()

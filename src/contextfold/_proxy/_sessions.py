@@ -12,16 +12,17 @@ Rules:
    session whose items do not continue starts over under that name.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
    starts a new session from the whole body.
-5. Before any of that, `known` looks for a live session whose last body's bytes, up to
-   its last item, start this body (`_prefixes`): then only the bytes after them are
-   parsed (`_scan` rule 2), so a request costs O(new) to read as well. It applies only
-   when the root cannot have changed (model and system prompt equal, at least two items
-   held) and the store still has the version in memory; otherwise rules 1-2 decide.
 3. Live managers stay in memory (least recently used first out, idle ones expire). The
    store's meta version says whether the copy in memory is current: a replica that did
    not see the latest turn rebuilds the manager from the store (see `_store` rule 1).
 4. Each turn is saved before the request goes upstream: a log record normally, a fresh
    snapshot when the turn compacted or the log grew long.
+5. Ahead of rules 1-2, `known` looks for a live session whose last body's bytes, up to
+   its last item, start this body (`_prefixes`): then only the bytes after them are
+   parsed (`_scan` rule 2), so a request costs O(new) to read as well. It applies only
+   when the root cannot have changed (same endpoint format, model and system prompt, at
+   least two items held) and the store still has the version in memory; otherwise
+   rules 1-2 decide.
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ class Sessions:
         for candidate in self.prefixes.candidates(raw):
             live = self._live.get(candidate)
             if live is None or (sid is not None and candidate != sid) or live.meta.length < 2:
+                continue
+            if live.manager.format != endpoint.format:
                 continue
             if live.prefix and raw.startswith(live.prefix):
                 best = live if best is None or len(live.prefix) > len(best.prefix) else best
