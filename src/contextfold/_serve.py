@@ -1,7 +1,7 @@
 """`serve`: run the compacting proxy, an OpenAI- and Anthropic-compatible server.
 
 Rules:
-1. The proxy and its dependencies (the `proxy` extra: Starlette, uvicorn, httpx, redis)
+1. The proxy and its dependencies (the `proxy` extra: Starlette, uvicorn, aiohttp, redis)
    are imported only when `serve` is called; without them it raises ConfigurationError
    naming the extra to install.
 2. Settings are keyword arguments, checked here: a bad one is a ConfigurationError saying
@@ -31,6 +31,7 @@ def serve(
     max_body: int = 32 * 1024 * 1024,
     recall_rounds: int = 3,
     log_level: str = "warning",
+    workers: int = 1,
 ) -> None:
     """Serve the proxy on `host:port` until interrupted (`port=0`: a free port; the
     address is the first line on stderr)."""
@@ -42,6 +43,8 @@ def serve(
         raise ConfigurationError(
             "port must be 0-65535, max_body and session_ttl positive, recall_rounds >= 0"
         )
+    if workers < 1:
+        raise ConfigurationError(f"workers must be at least 1, got {workers}")
     bad = {m: w for m, w in (windows or {}).items() if not isinstance(w, int) or w < 1}
     if bad:
         raise ConfigurationError(f"windows must be positive token counts, got {bad}")
@@ -64,4 +67,4 @@ def serve(
         max_body=max_body,
         recall_rounds=recall_rounds,
     )
-    run(config, host, port, log_level)
+    run(config, host, port, log_level, workers)

@@ -74,7 +74,7 @@ def _chat_start() -> Run:
     return Run(items=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}])
 
 
-def _chat_args(run: Run) -> dict[str, Any]:
+def chat_args(run: Run) -> dict[str, Any]:
     return {"model": "gpt-4o", "messages": run.items, "tools": TOOLS_CHAT, "max_tokens": MAX_OUTPUT}
 
 
@@ -86,10 +86,10 @@ def chat(client: openai.OpenAI, turns: int, *, stream: bool = False, **extra: An
     run = _chat_start()
     for _ in range(turns):
         if stream:
-            chunks = client.chat.completions.create(**_chat_args(run), stream=True, **extra)
+            chunks = client.chat.completions.create(**chat_args(run), stream=True, **extra)
             _chat_turn(run, _chat_stream_calls(chunks))
         else:
-            reply = client.chat.completions.create(**_chat_args(run), **extra)
+            reply = client.chat.completions.create(**chat_args(run), **extra)
             _chat_turn(run, _chat_calls(reply.choices[0].message))
     return run
 
@@ -113,11 +113,11 @@ async def achat(client: openai.AsyncOpenAI, turns: int, *, stream: bool = False)
     run = _chat_start()
     for _ in range(turns):
         if stream:
-            chunks = await client.chat.completions.create(**_chat_args(run), stream=True)
+            chunks = await client.chat.completions.create(**chat_args(run), stream=True)
             collected = [chunk async for chunk in chunks]
             _chat_turn(run, _chat_stream_calls(collected))
         else:
-            reply = await client.chat.completions.create(**_chat_args(run))
+            reply = await client.chat.completions.create(**chat_args(run))
             _chat_turn(run, _chat_calls(reply.choices[0].message))
     return run
 

@@ -143,6 +143,13 @@ def _sse(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {json.dumps(data)}\n\n".encode()
 
 
+def chat_text_chunk(text: str, turn: int) -> bytes:
+    """A chat stream chunk carrying `text`."""
+    choice = {"index": 0, "delta": {"content": text}, "finish_reason": None, "logprobs": None}
+    chunk = {"id": f"chatcmpl-{turn}", "object": "chat.completion.chunk", "created": 0}
+    return _sse({**chunk, "model": "gpt-4o", "choices": [choice]})
+
+
 def _chat_stream(model: str, name: str, args: dict[str, Any], turn: int) -> list[bytes]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}

@@ -14,6 +14,7 @@ import openai
 import pytest
 import redis
 
+from contextfold._proxy._store import Meta
 from contextfold._proxy._store_redis import RedisArchive, RedisSessions
 
 from . import agents
@@ -85,15 +86,29 @@ def test_a_session_alternating_between_replicas_continues_as_in_one_process(
     assert all(seen.headers["authorization"] == f"Bearer {SECRET}" for seen in shared_up.seen)
 
 
-def test_the_redis_archive_is_write_once_and_ordered(redis_url: str) -> None:
-    archive = RedisArchive(redis.Redis.from_url(redis_url, decode_responses=True), "t:")
+def test_the_redis_archive_is_write_once_ordered_and_expires(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    archive = RedisArchive(client, "t:archive:s1", ttl=120)
     assert archive.put("r0000000001", "first") == "first"
     assert archive.put("r0000000001", "second") == "first"
     assert archive.put("r0000000002", "other") == "other"
     assert archive.get("r0000000001") == "first"
     assert archive.get("r0000000009") is None
     assert list(archive.refs()) == ["r0000000001", "r0000000002"]
+    assert 0 < client.ttl("t:archive:s1") <= 120
+    assert 0 < client.ttl("t:archive:s1:refs") <= 120
     archive.close()
+    client.close()
+
+
+def test_a_sessions_archive_expires_with_the_session(redis_url: str) -> None:
+    store = RedisSessions(redis_url, 300, prefix="x:")
+    store.archive_for("s9").put("r0000000001", "folded")
+    store.save(Meta("s9", "root", 1, "a", "b", 1, True, 0, 1.0), snapshot="{}", record=None)
+    with redis.Redis.from_url(redis_url, decode_responses=True) as client:
+        for key in ("x:meta:s9", "x:snap:s9", "x:archive:s9", "x:archive:s9:refs"):
+            assert 0 < client.ttl(key) <= 300, key
+    store.close()
 
 
 def test_an_unreachable_redis_is_a_clear_error() -> None:
@@ -101,3 +116,27 @@ def test_an_unreachable_redis_is_a_clear_error() -> None:
 
     with pytest.raises(StoreError, match=r"cannot reach Redis at redis://127\.0\.0\.1:9/0"):
         RedisSessions("redis://127.0.0.1:9/0", 60)
+
+
+def _children(pid: int) -> list[str]:
+    listed = Path(f"/proc/{pid}/task/{pid}/children")
+    return listed.read_text().split() if listed.exists() else []
+
+
+def test_workers_sharing_a_sqlite_store_build_the_views_one_process_builds(
+    tmp_path: Path,
+) -> None:
+    alone_db, shared_db = (f"sqlite:{tmp_path / name}" for name in ("alone.db", "shared.db"))
+    with _upstream() as alone_up, contextfold_serve(alone_up.url, "--store", alone_db) as alone:
+        Alternating(alone.url).run()
+    with (
+        _upstream() as shared_up,
+        contextfold_serve(shared_up.url, "--store", shared_db, "--workers", "2") as served,
+    ):
+        Alternating(served.url, served.url).run()  # two connections, either worker
+        if Path("/proc/self/task").exists():
+            assert len(_children(served.process.pid)) >= 2
+    assert shared_up.refused == []
+    assert any(seen.round for seen in shared_up.seen), "no recall round was answered"
+    assert _items(shared_up) == _items(alone_up)
+    assert not any("Traceback" in line for line in served.stderr)

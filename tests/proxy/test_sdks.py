@@ -73,3 +73,27 @@ def test_sdk_loop_compacts_and_hides_recall(
     assert compactions > 0
     assert metrics.recall_rounds._value.get() > 0
     assert_healthy_loop(upstream, compactions, TURNS)
+
+
+def test_a_streamed_answer_that_says_something_then_recalls_reaches_the_client_as_text(
+    upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    client = _openai(running)
+    run = agents.chat(client, TURNS)  # compacts: the requests now carry the recall tool
+    assert running.proxy.metrics.compactions._value.get() > 0
+    upstream.recall_every, upstream.text_before_recall = 1, "Let me check that first."
+    chunks = client.chat.completions.create(**agents.chat_args(run), stream=True)
+    text: list[str] = []
+    calls: list[object] = []
+    finish: list[str | None] = []
+    for chunk in chunks:
+        for choice in chunk.choices:
+            text.append(choice.delta.content or "")
+            calls += choice.delta.tool_calls or []
+            finish.append(choice.finish_reason)
+    client.close()
+    assert upstream.recall_ids, "the upstream did not call recall"
+    assert "".join(text) == "Let me check that first."
+    assert calls == []
+    assert finish[-1] == "stop"

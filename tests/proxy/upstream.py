@@ -64,6 +64,8 @@ class Upstream:
     """Seconds between two streamed events."""
     text_every: int = 0
     """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
+    text_before_recall: str = ""
+    """Text a streamed chat answer says before its recall call (none when empty)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
 
@@ -109,7 +111,10 @@ class Upstream:
         if call[0] == cf.RECALL_TOOL_NAME:
             with self.lock:
                 self.recall_ids.add(replies.call_id(fmt, turn))
-        return 200, replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
+        answer = replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
+        if self.text_before_recall and call[0] == cf.RECALL_TOOL_NAME and isinstance(answer, list):
+            answer.insert(1, replies.chat_text_chunk(self.text_before_recall, turn))
+        return 200, answer
 
     def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
         """The tool call the scripted agent makes this turn."""

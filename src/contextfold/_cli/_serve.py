@@ -69,6 +69,12 @@ Token = Annotated[
 MaxBody = Annotated[int, typer.Option("--max-body-mb", help="Largest request body accepted.")]
 Rounds = Annotated[int, typer.Option("--recall-rounds", help="Recall rounds per request.")]
 LogLevel = Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")]
+Workers = Annotated[
+    int,
+    typer.Option(
+        "--workers", help="Processes serving the port; sessions move between them via the store."
+    ),
+]
 
 
 def serve(
@@ -87,6 +93,7 @@ def serve(
     max_body_mb: MaxBody = 32,
     recall_rounds: Rounds = 3,
     log_level: LogLevel = "warning",
+    workers: Workers = 1,
 ) -> None:
     """Run an OpenAI- and Anthropic-compatible proxy that keeps every request in its window."""
     try:
@@ -109,6 +116,7 @@ def serve(
             max_body=max_body_mb * 1024 * 1024,
             recall_rounds=recall_rounds,
             log_level=log_level.lower(),
+            workers=workers,
         )
     except (ContextFoldError, OSError, ValueError) as exc:  # a taken port, a bad store ...
         fail(f"serve: {exc}")

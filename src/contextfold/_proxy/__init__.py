@@ -2,7 +2,7 @@
 request on its way upstream.
 
 An outer layer: it uses only the public `contextfold` API, and this package (Starlette,
-uvicorn, httpx, redis, prometheus_client: the `proxy` extra) is imported only by
+uvicorn, aiohttp, redis, prometheus_client: the `proxy` extra) is imported only by
 `contextfold.serve`.
 
 Rules:
@@ -11,14 +11,20 @@ Rules:
    it serves.
 2. Logs go to stderr through the `contextfold.proxy` logger; no log line carries request
    headers or bodies.
+3. With `workers` > 1, uvicorn's supervisor runs that many processes on the one socket,
+   each building its own app from the config. They share sessions through the store as
+   replicas do (`_sessions` rule 3): a session may move between workers. `/metrics` then
+   counts per worker.
 """
 
 from __future__ import annotations
 
+import functools
 import socket
 import sys
 
 import uvicorn
+from uvicorn.supervisors import Multiprocess
 
 from ._app import create_app
 from ._config import Config
@@ -40,15 +46,29 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def run(
-    config: Config, host: str = "127.0.0.1", port: int = 8_787, log_level: str = "warning"
+    config: Config,
+    host: str = "127.0.0.1",
+    port: int = 8_787,
+    log_level: str = "warning",
+    workers: int = 1,
 ) -> None:
-    """Run the proxy until interrupted (rule 1)."""
-    app = create_app(config)
+    """Run the proxy until interrupted (rules 1 and 3)."""
+    app = create_app(config) if workers == 1 else None
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"contextfold serve listening on http://{shown}:{bound}", file=sys.stderr, flush=True)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on")
+    if app is not None:
+        server_config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on")
+        uvicorn.Server(server_config).run(sockets=[sock])
+        return
+    factory = functools.partial(create_app, config)
+    server_config = uvicorn.Config(
+        factory,
+        factory=True,
+        workers=workers,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
     )
-    server.run(sockets=[sock])
+    Multiprocess(server_config, sockets=[sock]).run()

@@ -17,15 +17,14 @@ Rules:
 from __future__ import annotations
 
 import hmac
-import itertools
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
-import httpx
+import aiohttp
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -37,13 +36,13 @@ from . import _relay
 from ._budgets import WINDOW_HEADER, budget_for, window_for
 from ._config import Config, open_store
 from ._metrics import Metrics
-from ._sessions import SESSION_HEADER, Sessions, Turn
-from ._upstream import Upstreams, client, request_headers
+from ._scan import scan
+from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
+from ._upstream import UPSTREAM_ERRORS, Upstreams, client, request_headers, send
 from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
-_CLIENTS: Final = 16
 
 
 class TooLarge(Exception):
@@ -63,19 +62,17 @@ class Proxy:
         )
         self.upstreams = Upstreams(config.openai_upstream, config.anthropic_upstream)
         self.metrics = Metrics(lambda: len(self.sessions))
-        self.clients: list[httpx.AsyncClient] = []
-        self._turns = itertools.count()
+        self._http: aiohttp.ClientSession | None = None
 
-    def http(self) -> httpx.AsyncClient:
-        """An upstream client, in turn from a few: one httpx pool slows down past a few
-        dozen concurrent requests, several small ones do not."""
-        if not self.clients:
-            self.clients = [client(self.config.timeout) for _ in range(_CLIENTS)]
-        return self.clients[next(self._turns) % _CLIENTS]
+    def http(self) -> aiohttp.ClientSession:
+        """The upstream client, made on first use (inside the server's event loop)."""
+        if self._http is None:
+            self._http = client(self.config.timeout)
+        return self._http
 
     async def close(self) -> None:
-        for one in self.clients:
-            await one.aclose()
+        if self._http is not None:
+            await self._http.close()
         self.sessions.close()
 
     # --- routes ------------------------------------------------------------------------
@@ -92,7 +89,7 @@ class Proxy:
             if isinstance(body, dict) and body.get("stream") is True:
                 return await _relay.stream(self.http(), out, self.metrics)
             return await _relay.complete(self.http(), out, self.metrics)
-        except httpx.HTTPError as exc:
+        except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
 
     async def count_tokens(self, request: Request) -> Response:
@@ -115,14 +112,15 @@ class Proxy:
         if isinstance(raw, Response):
             return raw
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
+        headers = request_headers(request.headers.items())
         try:
-            answer = await self.http().request(
-                request.method, url, headers=request_headers(request.headers.items()), content=raw
-            )
-        except httpx.HTTPError as exc:
+            answer = await send(self.http(), request.method, url, headers, raw)
+            async with answer:
+                content = await answer.read()
+        except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
-        return _relay.relay(answer)
+        return _relay.relay(answer, content)
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "sessions": len(self.sessions)})
@@ -140,38 +138,58 @@ class Proxy:
         out = _relay.Outgoing(url, request_headers(request.headers.items()), raw)
         path = request.url.path
         try:
-            body = json.loads(raw)
-        except ValueError:
-            self.metrics.requests.labels(path, "forwarded").inc()
-            return out, None
-        try:
-            turn = self._turn(request, endpoint, body)
+            body, turn = self._turn(request.headers, endpoint, raw)
         except Exception as exc:  # rule 3: never drop a request over our own failure
             log.warning("compaction failed, forwarding as sent: %s: %s", type(exc).__name__, exc)
             self.metrics.requests.labels(path, "failed").inc()
-            return out, body
+            return out, _loads(raw)
         if turn is None or not turn.live.meta.folded:
             self.metrics.requests.labels(path, "forwarded").inc()
             return out, body
+        assert isinstance(body, dict)
         self._compacted(out, endpoint, body, turn)
         return out, body
 
-    def _turn(self, request: Request, endpoint: Endpoint, body: object) -> Turn | None:
+    def _turn(
+        self, headers: Mapping[str, str], endpoint: Endpoint, raw: bytes
+    ) -> tuple[object, Turn | None]:
+        """The body as data and its session's turn (None: not ours to compact). A body
+        continuing a live session is read past what that session already holds."""
+        named = headers.get(SESSION_HEADER)
+        known = self.sessions.known(raw, endpoint, named)
+        if known is not None:
+            budget = self._budget(headers, endpoint, known.body)
+            turn = None if budget is None else self.sessions.resume(known, budget)
+            if turn is not None:
+                live = turn.live
+                self.sessions.remember(live, raw[: known.rest.end], live.head, live.fixed)
+                return known.body, turn
+        try:
+            scanned = scan(raw, endpoint.items)
+        except ValueError:
+            return None, None
+        body = scanned.body
         items = items_of(body, endpoint)
-        if items is None or not isinstance(body, dict):
-            return None
+        budget = None if items is None else self._budget(headers, endpoint, body)
+        if items is None or budget is None:
+            return body, None
+        turn = self.sessions.turn(endpoint, body, items, budget, named)
+        if scanned.end is not None:
+            fixed = fixed_of(body, endpoint)
+            self.sessions.remember(turn.live, raw[: scanned.end], scanned.head, fixed)
+        return body, turn
+
+    def _budget(
+        self, headers: Mapping[str, str], endpoint: Endpoint, body: dict[str, Any]
+    ) -> int | None:
         model = body.get("model")
         window = window_for(
             model if isinstance(model, str) else None,
             self.config.windows,
             self.config.default_window,
-            request.headers.get(WINDOW_HEADER),
+            headers.get(WINDOW_HEADER),
         )
-        budget = None if window is None else budget_for(body, endpoint.format, window)
-        if budget is None:
-            return None
-        named = request.headers.get(SESSION_HEADER)
-        return self.sessions.turn(endpoint, body, items, budget, named)
+        return None if window is None else budget_for(body, endpoint.format, window)
 
     def _compacted(
         self, out: _relay.Outgoing, endpoint: Endpoint, body: dict[str, Any], turn: Turn
@@ -191,7 +209,7 @@ class Proxy:
             endpoint.format,
             endpoint.items,
             data,
-            self.sessions.archive,
+            turn.live.archive,
             model if isinstance(model, str) else None,
             max(0, manager.budget - turn.tokens),
             self.config.recall_rounds,
@@ -240,6 +258,13 @@ class Proxy:
         return _error(endpoint, 401, "authentication_error", f"missing or wrong {TOKEN_HEADER}")
 
 
+def _loads(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
 def _path(endpoint: Endpoint) -> str:
     return next(p for p, e in ENDPOINTS.items() if e is endpoint)
 
@@ -252,7 +277,7 @@ def _error(endpoint: Endpoint, status: int, kind: str, message: str) -> Response
     return JSONResponse({"error": error}, status)
 
 
-def _unreachable(endpoint: Endpoint, exc: httpx.HTTPError) -> Response:
+def _unreachable(endpoint: Endpoint, exc: Exception) -> Response:
     """502: the upstream could not be reached or broke off (rule 3 of `_relay`)."""
     log.warning("upstream failed: %s: %s", type(exc).__name__, exc)
     message = f"the proxy could not get an answer from the upstream ({type(exc).__name__})"

@@ -9,7 +9,8 @@ Rules:
 3. Streaming a compacted request: events are held only until the answer shows what it is
    (`_sse` rule 3). Text or another tool goes live at once (the held events first); an
    answer of recall calls is held to its end and never reaches the client, whose stream
-   then continues with the next round's answer.
+   then continues with the next round's answer. Whatever reaches the client passes
+   through `_hide`: recall calls after text, or beside other tools, are taken out.
 4. An upstream error status is the client's answer, unchanged. When a later round fails
    after a stream was promised, the stream ends with the provider's own error event.
 """
@@ -22,14 +23,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import aiohttp
 from starlette.responses import Response, StreamingResponse
 
 import contextfold as cf
 
-from . import _recall, _sse
+from . import _hide, _recall, _sse
 from ._metrics import Metrics
-from ._upstream import response_headers
+from ._upstream import response_headers, send
 
 
 @dataclass(slots=True)
@@ -65,15 +66,17 @@ class Outgoing:
     rounds: Rounds | None = None
 
 
-async def complete(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -> Response:
+async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
     """A non-streaming request and its answer (rules 1, 2, 4)."""
     while True:
-        answer = await client.post(out.url, headers=out.headers, content=out.content)
-        metrics.upstream.labels(str(answer.status_code)).inc()
+        answer = await send(client, "POST", out.url, out.headers, out.content)
+        async with answer:
+            content = await answer.read()
+        metrics.upstream.labels(str(answer.status)).inc()
         rounds = out.rounds
-        data = _json(answer) if rounds is not None and answer.status_code == 200 else None
+        data = _json(content) if rounds is not None and answer.status == 200 else None
         if rounds is None or data is None:
-            return relay(answer)
+            return relay(answer, content)
         if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
             started = time.perf_counter()
             out.content = rounds.next_body(data)
@@ -83,87 +86,103 @@ async def complete(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -
         if _recall.has_recall(rounds.format, data):
             stripped = _recall.strip(rounds.format, data)
             headers = response_headers(answer)
-            return Response(json.dumps(stripped), answer.status_code, headers)
-        return relay(answer)
+            return Response(json.dumps(stripped), answer.status, headers)
+        return relay(answer, content)
 
 
-def _json(answer: httpx.Response) -> dict[str, Any] | None:
+def _json(content: bytes) -> dict[str, Any] | None:
     try:
-        data = answer.json()
+        data = json.loads(content)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
 
 
-def relay(answer: httpx.Response) -> Response:
-    return Response(answer.content, answer.status_code, response_headers(answer))
+def relay(answer: aiohttp.ClientResponse, content: bytes) -> Response:
+    return Response(content, answer.status, response_headers(answer))
 
 
-async def stream(client: httpx.AsyncClient, out: Outgoing, metrics: Metrics) -> Response:
+async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
     """A streaming request: the answer relayed as it arrives (rules 1, 3, 4)."""
-    first = await _send(client, out)
-    metrics.upstream.labels(str(first.status_code)).inc()
-    if first.status_code != 200:
-        await first.aread()
-        await first.aclose()
-        return relay(first)
+    first = await send(client, "POST", out.url, out.headers, out.content)
+    metrics.upstream.labels(str(first.status)).inc()
+    if first.status != 200:
+        async with first:
+            return relay(first, await first.read())
     headers = response_headers(first)
     if out.rounds is None:
         return StreamingResponse(_plain(first), 200, headers)
     return StreamingResponse(_rounds(client, out, first, metrics), 200, headers)
 
 
-async def _send(client: httpx.AsyncClient, out: Outgoing) -> httpx.Response:
-    request = client.build_request("POST", out.url, headers=out.headers, content=out.content)
-    return await client.send(request, stream=True)
-
-
-async def _plain(answer: httpx.Response) -> AsyncIterator[bytes]:
-    try:
-        async for chunk in answer.aiter_bytes():
+async def _plain(answer: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+    async with answer:
+        async for chunk in answer.content.iter_any():
             yield chunk
-    finally:
-        await answer.aclose()
 
 
 async def _rounds(
-    client: httpx.AsyncClient, out: Outgoing, answer: httpx.Response, metrics: Metrics
+    client: aiohttp.ClientSession,
+    out: Outgoing,
+    answer: aiohttp.ClientResponse,
+    metrics: Metrics,
 ) -> AsyncIterator[bytes]:
     """Rule 3: one upstream stream per round, held until it shows what it is."""
     rounds = out.rounds
     assert rounds is not None
     while True:
-        held: list[bytes] = []
-        live = False
         assembler = _sse.assembler(rounds.format)
-        try:
-            async for event in _sse.events(answer.aiter_bytes()):
-                if live:
-                    yield event
-                    continue
-                assembler.feed(_sse.data_of(event))
-                held.append(event)
-                if assembler.decision == "live":
-                    live = True
-                    yield b"".join(held)
-        finally:
-            await answer.aclose()
-        response = assembler.response()
-        if live:
+        hide = _hide.Hider(rounds.format)
+        held: list[bytes] = []
+        async for shown in _round(answer, assembler, hide, held):
+            yield shown
+        if _live(assembler):
             return
+        response = assembler.response()
         if rounds.done >= rounds.limit or not _recall.is_round(rounds.format, response):
-            yield b"".join(held)
+            rest = _shown(hide, held)
+            if rest:
+                yield rest
             return
         started = time.perf_counter()
         out.content = rounds.next_body(response)
         metrics.recall_rounds.inc()
         metrics.added.observe(time.perf_counter() - started)
-        answer = await _send(client, out)
-        metrics.upstream.labels(str(answer.status_code)).inc()
-        if answer.status_code != 200:
-            yield _error_event(rounds.format, (await answer.aread()).decode("utf-8", "replace"))
-            await answer.aclose()
+        answer = await send(client, "POST", out.url, out.headers, out.content)
+        metrics.upstream.labels(str(answer.status)).inc()
+        if answer.status != 200:
+            async with answer:
+                text = (await answer.read()).decode("utf-8", "replace")
+            yield _error_event(rounds.format, text)
             return
+
+
+async def _round(
+    answer: aiohttp.ClientResponse,
+    assembler: _sse.Assembler,
+    hide: _hide.Hider,
+    held: list[bytes],
+) -> AsyncIterator[bytes]:
+    """One answer's events for the client: none while it is held (kept in `held`), then
+    the held ones and the rest as they come, recall calls taken out."""
+    async with answer:
+        async for event in _sse.events(answer.content.iter_any()):
+            if _live(assembler):
+                shown = hide(event)
+            else:
+                assembler.feed(_sse.data_of(event))
+                held.append(event)
+                shown = _shown(hide, held) if _live(assembler) else None
+            if shown:
+                yield shown
+
+
+def _live(assembler: _sse.Assembler) -> bool:
+    return assembler.decision == "live"
+
+
+def _shown(hide: _hide.Hider, events: list[bytes]) -> bytes:
+    return b"".join(shown for shown in map(hide, events) if shown)
 
 
 def _error_event(format: cf.Format, text: str) -> bytes:

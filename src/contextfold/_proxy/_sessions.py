@@ -3,10 +3,11 @@
 Rules:
 1. A request continues a session when its items extend the ones the session holds: the
    same root (endpoint, model, system prompt, first two items), at least as many items,
-   and the items where the session ended and halfway there have the digests the session
-   kept. Only those digests are computed, so matching costs O(1) items, not O(history);
-   a client that rewrites other items of its own history is not noticed (its session
-   keeps the items it was sent). With an
+   and the items where the session ended and at its anchor (`anchor`: a fixed item in
+   the first half of the history) have the digests the session kept. Only those digests
+   are computed, so matching costs O(1) items, not O(history); a client that rewrites
+   other items of its own history is not noticed (its session keeps the items it was
+   sent). With an
    `x-contextfold-session` header the session is named by the client instead; a named
    session whose items do not continue starts over under that name.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
@@ -16,6 +17,12 @@ Rules:
    not see the latest turn rebuilds the manager from the store (see `_store` rule 1).
 4. Each turn is saved before the request goes upstream: a log record normally, a fresh
    snapshot when the turn compacted or the log grew long.
+5. Ahead of rules 1-2, `known` looks for a live session whose last body's bytes, up to
+   its last item, start this body (`_prefixes`): then only the bytes after them are
+   parsed (`_scan` rule 2), so a request costs O(new) to read as well. It applies only
+   when the root cannot have changed (same endpoint format, model and system prompt, at
+   least two items held) and the store still has the version in memory; otherwise
+   rules 1-2 decide.
 """
 
 from __future__ import annotations
@@ -25,17 +32,35 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import contextfold as cf
 
+from ._prefixes import Prefixes
+from ._scan import Rest, scan_rest
 from ._store import Meta, SessionStore
-from ._wire import Encoder, Endpoint, digest, root_of, with_recall_tool
+from ._wire import Encoder, Endpoint, digest, is_ours, root_of, with_recall_tool
 
 SESSION_HEADER: Final = "x-contextfold-session"
 _LOG_LIMIT: Final = 64
-"""Log records after which a save writes a fresh snapshot instead."""
+"""Log records after which a save writes a fresh snapshot instead (at least; a long
+session waits for a record per four items, so snapshots cost O(1) per item)."""
+
+
+def anchor(length: int) -> int:
+    """The anchor item of a session holding `length` items: index 2**k - 1 (0, 1, 3, 7,
+    ...) in the first half, so a session only ever needs the digests of those items."""
+    return max(0, (1 << (length.bit_length() - 1)) // 2 - 1) if length > 0 else 0
+
+
+def _is_anchor(index: int) -> bool:
+    return (index + 1) & index == 0
+
+
+def fixed_of(body: Mapping[str, object], endpoint: Endpoint) -> tuple[object, object]:
+    """What of the root a body may carry after its items: model and system prompt."""
+    return body.get("model"), body.get(endpoint.system) if endpoint.system else None
 
 
 @dataclass(slots=True)
@@ -47,6 +72,25 @@ class Live:
     encoder: Encoder
     logged: int
     """Log records in the store after its snapshot."""
+    archive: cf.Archive
+    """Where the session's folded items are (`_store` rule 3)."""
+    anchors: dict[int, str] = field(default_factory=dict)
+    """Digests of the client's items at every anchor index held (see `anchor`)."""
+    prefix: bytes = b""
+    """The last body's bytes up to the end of its last item (rule 5)."""
+    head: dict[str, Any] = field(default_factory=dict)
+    """The last body's members before its items."""
+    fixed: tuple[object, object] = (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A body that continues a live session, read past its prefix only (rule 5)."""
+
+    live: Live
+    rest: Rest
+    body: dict[str, Any]
+    """The body's members; the items key holds None (only the new items were read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +112,11 @@ class Sessions:
         self, store: SessionStore, policy: cf.Policy, ttl: float, max_live: int = 10_000
     ) -> None:
         self.store = store
-        self.archive = cf.Archive(store.archive)
         self.policy = policy
         self.ttl = ttl
         self.max_live = max_live
         self._live: OrderedDict[str, Live] = OrderedDict()
+        self.prefixes = Prefixes()
 
     def __len__(self) -> int:
         return len(self._live)
@@ -95,9 +139,59 @@ class Sessions:
                 sid, root=root, endpoint=endpoint, body=body, items=items, budget=budget
             )
         new = list(items[meta.length :])
+        _anchors(live, items)
         live.manager.budget = budget
         live.manager.extend(new)
-        return self._take(live, items, {"items": new, "budget": budget})
+        record = {"items": new, "budget": budget}
+        return self._take(live, len(items), digest(items[-1]), record)
+
+    def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
+        """The live session `raw` continues, read past its prefix (rule 5), if any."""
+        sid = _named_sid(named) if named else None
+        best: Live | None = None
+        for candidate in self.prefixes.candidates(raw):
+            live = self._live.get(candidate)
+            if live is None or (sid is not None and candidate != sid) or live.meta.length < 2:
+                continue
+            if live.manager.format != endpoint.format:
+                continue
+            if live.prefix and raw.startswith(live.prefix):
+                best = live if best is None or len(live.prefix) > len(best.prefix) else best
+        if best is None:
+            return None
+        rest = scan_rest(raw, len(best.prefix), endpoint.items)
+        if rest is None or not all(isinstance(i, dict) for i in rest.items):
+            return None
+        body = {**best.head, endpoint.items: None, **rest.after}
+        if fixed_of(body, endpoint) != best.fixed or not is_ours(body, endpoint):
+            return None
+        return Known(best, rest, body)
+
+    def resume(self, known: Known, budget: int) -> Turn | None:
+        """Add a known body's new items (rule 5); None when the store moved on."""
+        live = known.live
+        stored = self.store.meta(live.meta.sid)
+        if stored is None or stored.version != live.meta.version:
+            return None
+        self._live.move_to_end(live.meta.sid)
+        new = known.rest.items
+        held = live.meta.length
+        for offset, item in enumerate(new):
+            if _is_anchor(held + offset):
+                live.anchors[held + offset] = digest(item)
+        live.manager.budget = budget
+        live.manager.extend(new)
+        last = digest(new[-1]) if new else live.meta.last
+        return self._take(live, held + len(new), last, {"items": new, "budget": budget})
+
+    def remember(
+        self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
+    ) -> None:
+        """Keep the body's prefix for the session's next request (rule 5)."""
+        if self._live.get(live.meta.sid) is not live:
+            return
+        live.prefix, live.head, live.fixed = prefix, head, fixed
+        self.prefixes.file(live.meta.sid, prefix)
 
     def _match(self, root: str, items: Sequence[object], named: str | None) -> Meta | None:
         """The session this request continues (rule 1)."""
@@ -114,7 +208,7 @@ class Sessions:
             if meta is None or meta.root != root or not 0 < meta.length <= len(items):
                 continue
             ends = at(meta.length - 1) == meta.last
-            if ends and at((meta.length - 1) // 2) == meta.middle:
+            if ends and at(anchor(meta.length)) == meta.middle:
                 best = meta if best is None or meta.length > best.length else best
         return best
 
@@ -127,13 +221,14 @@ class Sessions:
         saved = self.store.load(meta.sid)
         if saved is None:
             return None
-        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=self.archive)
+        archive = cf.Archive(self.store.archive_for(meta.sid))
+        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=archive)
         for text in saved.log:
             record = json.loads(text)
             manager.budget = int(record["budget"])
             manager.extend(record["items"])
             manager.view()
-        live = Live(saved.meta, manager, Encoder(), len(saved.log))
+        live = Live(saved.meta, manager, Encoder(), len(saved.log), archive)
         self._keep(live)
         return live
 
@@ -148,19 +243,21 @@ class Sessions:
         budget: int,
     ) -> Turn:
         """A new session holding the whole request (rule 2)."""
-        manager = self._manager(endpoint, body, budget)
+        archive = cf.Archive(self.store.archive_for(sid))
+        manager = self._manager(endpoint, body, budget, archive)
         _, conversation = cf.parse({**body, endpoint.items: items}, endpoint.format)
         skip = 1 if endpoint.system and body.get(endpoint.system) else 0
         skip = skip if endpoint.format == "openai-responses" else 0
         for message in conversation.messages:
             manager.add(message)
         meta = Meta(sid, root, 0, "", "", 0, False, skip, time.time())
-        live = Live(meta, manager, Encoder(), 0)
+        live = Live(meta, manager, Encoder(), 0, archive)
+        _anchors(live, items)
         self._keep(live)
-        return self._take(live, items, None)
+        return self._take(live, len(items), digest(items[-1]), None)
 
     def _manager(
-        self, endpoint: Endpoint, body: Mapping[str, object], budget: int
+        self, endpoint: Endpoint, body: Mapping[str, object], budget: int, archive: cf.Archive
     ) -> cf.ContextManager:
         model = body.get("model")
         name = model if isinstance(model, str) else None
@@ -171,7 +268,7 @@ class Sessions:
                 name,
                 format=endpoint.format,
                 tools=tools,  # type: ignore[arg-type]
-                archive=self.archive,
+                archive=archive,
                 policy=self.policy,
             )
         except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
@@ -182,12 +279,13 @@ class Sessions:
                 name,
                 format=endpoint.format,
                 tools=recall,  # type: ignore[arg-type]
-                archive=self.archive,
+                archive=archive,
                 policy=self.policy,
             )
 
-    def _take(self, live: Live, items: Sequence[object], record: dict[str, object] | None) -> Turn:
-        """Take the view and save the turn (rule 4)."""
+    def _take(self, live: Live, length: int, last: str, record: dict[str, object] | None) -> Turn:
+        """Take the view and save the turn (rule 4): the session now holds `length`
+        client items, the last with digest `last`."""
         manager = live.manager
         before = manager.last_report
         view = manager.view()
@@ -198,15 +296,15 @@ class Sessions:
         live.meta = Meta(
             old.sid,
             old.root,
-            len(items),
-            digest(items[-1]),
-            digest(items[(len(items) - 1) // 2]),
+            length,
+            last,
+            live.anchors[anchor(length)],
             old.version + 1,
             old.folded or compacted,
             old.skip,
             time.time(),
         )
-        fresh = record is None or compacted or live.logged >= _LOG_LIMIT
+        fresh = record is None or compacted or live.logged >= max(_LOG_LIMIT, length // 4)
         if fresh:
             self.store.save(live.meta, snapshot=json.dumps(manager.snapshot()), record=None)
             live.logged = 0
@@ -223,10 +321,19 @@ class Sessions:
         while self._live and (
             len(self._live) > self.max_live or next(iter(self._live.values())).meta.touched < idle
         ):
-            self._live.popitem(last=False)
+            self.prefixes.drop(self._live.popitem(last=False)[0])
 
     def close(self) -> None:
         self.store.close()
+
+
+def _anchors(live: Live, items: Sequence[object]) -> None:
+    """Digest the items at anchor indexes the session has not digested yet."""
+    index = 0
+    while index < len(items):
+        if index not in live.anchors:
+            live.anchors[index] = digest(items[index])
+        index = index * 2 + 1
 
 
 def _named_sid(name: str) -> str:

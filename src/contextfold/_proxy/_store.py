@@ -9,8 +9,9 @@ Rules:
 2. `save` is one atomic step: the meta, then either a new snapshot (the log cleared) or
    the log's new record. Meta carries a version that grows by one per save, so a replica
    knows when the copy it holds in memory is stale.
-3. Stores expire sessions left idle for `ttl` seconds. The archive is shared by every
-   session (content-addressed and write-once), so it never expires with one.
+3. Stores expire sessions left idle for `ttl` seconds. `archive_for` gives a session's
+   archive: in Redis the session's own entries, which expire with it; in SQLite one file
+   shared by every session (content-addressed and write-once), kept on disk.
 4. Every backend failure becomes a StoreError (a ContextFoldError); the proxy then
    forwards the request as the client sent it.
 """
@@ -18,7 +19,7 @@ Rules:
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import contextfold as cf
@@ -49,12 +50,15 @@ class Meta:
     touched: float
 
     def dump(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps({name: getattr(self, name) for name in _META_FIELDS})
 
     @classmethod
     def load(cls, text: str | bytes) -> Meta:
         data = json.loads(text)
         return cls(**data)
+
+
+_META_FIELDS = tuple(f.name for f in fields(Meta))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +73,9 @@ class Saved:
 class SessionStore(Protocol):
     """Sessions by id, found by root digest (rule 1)."""
 
-    archive: cf.ArchiveStore
+    def archive_for(self, sid: str) -> cf.ArchiveStore:
+        """Where the session's folded items are archived (rule 3)."""
+        ...
 
     def candidates(self, root: str) -> list[Meta]:
         """Live sessions with this root, most recently used first."""

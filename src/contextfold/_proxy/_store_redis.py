@@ -2,12 +2,13 @@
 
 Rules:
 1. Keys (under `prefix`, default `cf:`): `meta:SID` and `snap:SID` strings, `log:SID` a
-   list, `root:ROOT` a sorted set of session ids by last use; every session key expires
-   `ttl` seconds after its last save. The archive is the hash `archive` (reference ->
-   entry) plus the list `archive:refs` giving insertion order.
+   list, `root:ROOT` a sorted set of session ids by last use; a session's archive is the
+   hash `archive:SID` (reference -> entry) plus the list `archive:SID:refs` giving
+   insertion order. Every session key, its archive included, expires `ttl` seconds after
+   the session's last save or archive write.
 2. A save is one MULTI/EXEC transaction, so another replica sees the whole turn or none.
-3. An archive put is one Lua script (HSETNX, then RPUSH when it set): write-once and
-   atomic between replicas, as `cf.ArchiveStore` asks.
+3. An archive put is one Lua script (HSETNX, then RPUSH when it set, then the expiry):
+   write-once and atomic between replicas, as `cf.ArchiveStore` asks.
 4. Every Redis failure becomes a StoreError (sessions) or a cf.ArchiveError (archive).
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Final
+from typing import Any, Final
 
 import redis
 
@@ -25,11 +26,15 @@ from ._store import Meta, Saved, StoreError
 
 _CANDIDATES: Final = 16
 _PUT: Final = """
+local kept = ARGV[2]
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('RPUSH', KEYS[2], ARGV[1])
-  return ARGV[2]
+else
+  kept = redis.call('HGET', KEYS[1], ARGV[1])
 end
-return redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return kept
 """
 
 
@@ -38,17 +43,20 @@ def _client(url: str) -> redis.Redis:
 
 
 class RedisArchive:
-    """A cf.ArchiveStore in a Redis hash (rules 1 and 3)."""
+    """A cf.ArchiveStore in a Redis hash at `key`, expiring `ttl` seconds after the last
+    write (rules 1 and 3)."""
 
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
+    def __init__(self, client: redis.Redis, key: str, ttl: float, put: Any = None) -> None:
         self._client = client
-        self._hash = prefix + "archive"
-        self._order = prefix + "archive:refs"
-        self._put = client.register_script(_PUT)
+        self._hash = key
+        self._order = key + ":refs"
+        self._ttl = max(1, int(ttl))
+        self._put = put if put is not None else client.register_script(_PUT)
 
     def put(self, ref: str, data: str) -> str:
         try:
-            return str(self._put(keys=[self._hash, self._order], args=[ref, data]))
+            keys = [self._hash, self._order]
+            return str(self._put(keys=keys, args=[ref, data, self._ttl]))
         except redis.RedisError as exc:
             raise cf.ArchiveError(f"Redis archive: {exc}") from exc
 
@@ -66,7 +74,7 @@ class RedisArchive:
             raise cf.ArchiveError(f"Redis archive: {exc}") from exc
 
     def close(self) -> None:
-        self._client.close()
+        """Nothing: the client belongs to the session store."""
 
     def __repr__(self) -> str:
         return f"RedisArchive({self._hash!r})"
@@ -83,7 +91,11 @@ class RedisSessions:
             self._client.ping()
         except redis.RedisError as exc:
             raise StoreError(f"cannot reach Redis at {_shown(url)}: {exc}") from exc
-        self.archive: cf.ArchiveStore = RedisArchive(_client(url), prefix)
+        self._archives = _client(url)
+        self._put = self._archives.register_script(_PUT)
+
+    def archive_for(self, sid: str) -> cf.ArchiveStore:
+        return RedisArchive(self._archives, self._key("archive", sid), self.ttl, self._put)
 
     def _key(self, kind: str, name: str) -> str:
         return f"{self._prefix}{kind}:{name}"
@@ -134,6 +146,9 @@ class RedisSessions:
             if record is not None:
                 pipe.rpush(log, record)
             pipe.expire(log, ttl)
+            archive = self._key("archive", meta.sid)
+            pipe.expire(archive, ttl)
+            pipe.expire(archive + ":refs", ttl)
             root = self._key("root", meta.root)
             pipe.zadd(root, {meta.sid: meta.touched})
             pipe.zremrangebyscore(root, "-inf", meta.touched - self.ttl)
@@ -144,7 +159,7 @@ class RedisSessions:
 
     def close(self) -> None:
         self._client.close()
-        self.archive.close()
+        self._archives.close()
 
 
 def _shown(url: str) -> str:

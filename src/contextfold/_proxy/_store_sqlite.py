@@ -52,6 +52,9 @@ class SqliteSessions:
             raise StoreError(f"cannot open the session store {path!r}: {exc}") from exc
         self.archive: cf.ArchiveStore = cf.SqliteStore(path + ".archive")
 
+    def archive_for(self, sid: str) -> cf.ArchiveStore:
+        return self.archive
+
     def _rows(self, sql: str, *args: object) -> list[tuple[object, ...]]:
         try:
             with self._lock:

@@ -44,11 +44,14 @@ ENDPOINTS: Final[Mapping[str, Endpoint]] = {
 _SERVER_STATE: Final = ("previous_response_id", "conversation")
 
 
+def is_ours(body: Mapping[str, object], endpoint: Endpoint) -> bool:
+    """False for a Responses request continuing server-side state (rule 2)."""
+    return endpoint.format != "openai-responses" or not any(body.get(k) for k in _SERVER_STATE)
+
+
 def items_of(body: object, endpoint: Endpoint) -> list[object] | None:
     """The conversation's items in `body` (rule 1), None when the body is not ours (rule 2)."""
-    if not isinstance(body, dict):
-        return None
-    if endpoint.format == "openai-responses" and any(body.get(k) for k in _SERVER_STATE):
+    if not isinstance(body, dict) or not is_ours(body, endpoint):
         return None
     items = body.get(endpoint.items)
     if isinstance(items, str) and endpoint.format == "openai-responses":
