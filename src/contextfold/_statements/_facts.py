@@ -159,8 +159,17 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
     facts += spaced
     words = [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
     if spaced:
-        words = [f for f in words if not any(f.value in s.value for s in spaced)]
+        joined = "\0".join(s.value for s in spaced)  # `in joined`: in one of them (no NUL)
+        words = [
+            f
+            for f in words
+            if not (f.value in joined if "\0" not in f.value else _in_any(f.value, spaced))
+        ]
     return (*facts, *words)
+
+
+def _in_any(value: str, spaced: list[Fact]) -> bool:
+    return any(value in s.value for s in spaced)
 
 
 _PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)
