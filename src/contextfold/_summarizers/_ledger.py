@@ -14,7 +14,8 @@ Rules:
    in every message, cheaply.
 5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
-6. What the card carries and what the user superseded is left out (`_ledger_carried`).
+6. What the card carries and what the user superseded is left out (`_ledger_carried`), as
+   if never extracted; the bound tests only the entries it reaches (`_ledger_bound`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Final
 
 from .._messages import REF_PATTERN
 from ._ledger_bound import bound
-from ._ledger_carried import without_carried
+from ._ledger_carried import carried_test
 from ._ledger_extract import Extraction, extract
 from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
 from ._protocol import SummaryRequest, SummaryResult
@@ -65,8 +66,8 @@ class LedgerSummarizer:
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
         found = extract(request.messages, refs, pool_size(request.max_tokens))
         old = parse(request.previous) if request.previous else []
-        merged = without_carried(merge(old, found), request.carried, request.stale)
-        text = bound(merged, request.max_tokens, self.count_text)
+        covered = carried_test(request.carried, request.stale)
+        text = bound(merge(old, found), request.max_tokens, self.count_text, covered)
         return SummaryResult(text, summarizer=self.name)
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
