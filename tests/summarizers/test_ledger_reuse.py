@@ -1,14 +1,17 @@
-"""The bound leaves out what the card carries lazily, exactly as filtering first would."""
+"""Work the ledger skips or reuses gives the same text: lazy leaving out, spans read before."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contextfold import LedgerSummarizer, Message, SummaryRequest, clear_caches
+from contextfold._summarizers import _ledger
 from contextfold._summarizers._ledger import estimate_tokens, merge, pool_size
 from contextfold._summarizers._ledger_bound import bound
 from contextfold._summarizers._ledger_carried import carried_test, without_carried
-from contextfold._summarizers._ledger_extract import extract
+from contextfold._summarizers._ledger_extract import Extraction, extract
 from contextfold._summarizers._ledger_text import Entry
 
 from .test_ledger import agent, call, group_entries, result, text_entries, user
@@ -51,3 +54,33 @@ def test_a_large_pool_with_many_carried_values() -> None:
     for size in (0, 40, 600, 5_000, 200_000):
         assert _lazy(entries, size, carried, stale) == _eager(entries, size, carried, stale)
     assert _lazy(entries, 600, [], []) == bound(entries, 600, estimate_tokens)
+
+
+def test_a_span_read_before_is_reused_only_for_the_same_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same refs over other messages (refs need not be archive refs) are read anew."""
+    reads: list[int] = []
+
+    def counting(messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> Extraction:
+        reads.append(len(messages))
+        return extract(messages, refs, pool)
+
+    monkeypatch.setattr(_ledger, "extract", counting)
+    clear_caches()
+    refs = ("r0000000001", "r0000000002")
+    first = (user("My order id is ORD-1."), agent("Looking up ORD-1."))
+    other = (user("My order id is ORD-2."), agent("Looking up ORD-2."))
+    ledger = LedgerSummarizer()
+    texts = [
+        ledger.summarize(SummaryRequest(span, refs=refs, max_tokens=200)).text
+        for span in (first, first, other, first)
+    ]
+    assert reads == [2, 2, 2]  # one span per refs: `other` took the place of `first`
+    assert texts[0] == texts[1] == texts[3] != texts[2]
+    assert "ORD-2" in texts[2]
+    assert "ORD-2" not in texts[3]
+    clear_caches()
+    ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
+    ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
+    assert len(reads) == 4
