@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from ._errors import InvalidConversation
 from ._messages import (
+    EMPTY,
     ROLES,
     Card,
     Conversation,
@@ -61,14 +62,28 @@ def _dump_fields(obj: Any) -> dict[str, object]:
     out: dict[str, object] = {}
     for name, default in _layout(type(obj)):
         value = getattr(obj, name)
-        if name != "kind" and default is not dataclasses.MISSING and value == default:
+        if name != "kind" and default is not dataclasses.MISSING and _is_default(value, default):
             continue
         if isinstance(value, tuple):
-            value = [_dump_fields(v) if dataclasses.is_dataclass(v) else v for v in value]
+            value = [_dump_fields(v) if type(v) in _MODEL else v for v in value]
         elif isinstance(value, Mapping):
             value = dict(value)
         out[name] = value
     return out
+
+
+def _is_default(value: object, default: object) -> bool:
+    """`value == default`, without Mapping.__eq__ copying both sides for the empty extras
+    (equal to any empty mapping, unequal to anything else that is not a mapping)."""
+    if value is default:
+        return True
+    if default is EMPTY:
+        return isinstance(value, Mapping) and not value
+    return bool(value == default)
+
+
+_MODEL: Final = frozenset({*_PART_TYPES.values(), Message, ToolSpec, Conversation})
+"""The model's classes: what `_dump_fields` dumps field by field inside a tuple."""
 
 
 def dump_part(part: Part) -> dict[str, object]:

@@ -265,3 +265,16 @@ def test_normalize_and_clip() -> None:
     assert clip("a  b\nc", 10) == "a b c"
     assert clip("abcdefghijkl", 5) == "abcd\u2026"
     assert json.dumps(clip("x" * 300, 200)).count("x") == 199
+
+
+@given(st.text("Jan Feb 5,2024B1-:/.\x00x", max_size=80))
+def test_words_inside_spaced_values_are_left_out_as_before(text: str) -> None:
+    """The joined-string test is `any(value in spaced)`, NUL in a word included."""
+    from contextfold._statements import _facts as facts
+
+    spaced = [facts.Fact(m.lastgroup or "value", m.group()) for m in facts._SPACED.finditer(text)]
+    words = [f for w in facts._WORD.findall(text) for f in facts._word_facts(w)]
+    if spaced:
+        words = [f for f in words if not any(f.value in s.value for s in spaced)]
+    found = facts._prose_facts(text)
+    assert list(found[len(found) - len(words) :]) == words

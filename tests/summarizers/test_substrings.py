@@ -38,3 +38,15 @@ def test_small_text_is_searched_directly() -> None:
     haystack = Haystack("a short text")
     assert haystack.contains("short")
     assert not haystack.contains("long")
+
+
+def test_short_needles_at_the_end_and_absent() -> None:
+    """Slices shorter than GRAM come from the GRAM-slices' prefixes and the text's end."""
+    text = "ab" * (SMALL // 2) + "xyzw"
+    haystack = Haystack(text)
+    for size in range(1, GRAM + 1):
+        for start in range(len(text) - GRAM - 2, len(text) - size + 1):
+            assert haystack.contains(text[start : start + size])
+    assert not haystack.contains("zz")
+    assert not haystack.contains("wa")
+    assert haystack.contains("bx")

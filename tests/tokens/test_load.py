@@ -92,7 +92,7 @@ def test_truncated_and_non_gzip_data_raise() -> None:
         _load.parse_ranks(b"not gzip at all", spec.ranks_sha256)
 
 
-_ONE_TOKEN = b"contextfold-ranks 1 1\n\x01a"
+_ONE_TOKEN = b"contextfold-ranks 2 1\n[\x01\x00\x00\x00s\x01\x00\x00\x00a"
 
 
 def test_corrupt_packaged_file_fails_encoding() -> None:
@@ -100,7 +100,11 @@ def test_corrupt_packaged_file_fails_encoding() -> None:
     try:
         with (
             mock.patch.object(
-                _load, "read_packaged", return_value=gzip.compress(b"contextfold-ranks 1 1\n\x01a")
+                _load,
+                "read_packaged",
+                return_value=gzip.compress(
+                    b"contextfold-ranks 2 1\n[\x01\x00\x00\x00s\x01\x00\x00\x00a"
+                ),
             ),
             pytest.raises(TokenizerError, match="sha256"),
         ):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-from importlib.metadata import PackageNotFoundError, metadata
 
 import typer
 
@@ -49,6 +48,11 @@ def _version(value: bool) -> None:
 
 def _license() -> str:
     """The license the installed distribution declares (its metadata, not a copy)."""
+    from importlib.metadata import (  # noqa: PLC0415 - lazily: only --version reads it
+        PackageNotFoundError,
+        metadata,
+    )
+
     try:
         meta = metadata("contextfold")
     except PackageNotFoundError:

@@ -17,17 +17,19 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import threading
 import time
 from collections.abc import Callable, Generator
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from .._summarizers._ledger import LedgerSummarizer
 from .._summarizers._protocol import Summarizer, SummaryRequest, SummaryResult
 from ._flow import Outcome
+
+if TYPE_CHECKING:
+    import asyncio
 
 Flow = Generator[SummaryRequest, SummaryResult, Outcome]
 Clock = Callable[[], float]
@@ -153,6 +155,8 @@ def _in_thread(summarizer: Summarizer, request: SummaryRequest, budget: _Budget)
 
 
 async def _aask(summarizer: Summarizer, request: SummaryRequest, budget: _Budget) -> SummaryResult:
+    import asyncio  # noqa: PLC0415 - lazily: sync callers and the CLI never load it
+
     asummarize = getattr(summarizer, "asummarize", None)
     if asummarize is None:
         return await _athread(summarizer, request, budget)
@@ -176,6 +180,8 @@ async def _athread(
     """A sync summarizer from the async driver, in a daemon thread (rule 4)."""
     if isinstance(summarizer, LedgerSummarizer) or budget.left() == NO_DEADLINE:
         return _ask(summarizer, request, budget)
+    import asyncio  # noqa: PLC0415 - lazily: sync callers and the CLI never load it
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[SummaryResult] = loop.create_future()
 

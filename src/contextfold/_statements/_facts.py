@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Final
 
 from .._content_cache import ContentCache, on_clear
@@ -149,7 +150,7 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
 def _data_facts(text: str) -> tuple[Fact, ...]:
     if len(text) > _SCAN_HEAD + _SCAN_TAIL:
         text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"
-    return tuple(fact for word in _WORD.findall(text) for fact in _word_facts(word))
+    return tuple(_words_facts(text))
 
 
 def _prose_facts(text: str) -> tuple[Fact, ...]:
@@ -157,10 +158,24 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
     facts = [Fact(r, v, True) for r, v in _named_in_text(text)] if named else []
     spaced = [Fact(m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
     facts += spaced
-    words = [fact for word in _WORD.findall(text) for fact in _word_facts(word)]
+    words = list(_words_facts(text))
     if spaced:
-        words = [f for f in words if not any(f.value in s.value for s in spaced)]
+        joined = "\0".join(s.value for s in spaced)  # `in joined`: in one of them (no NUL)
+        words = [
+            f
+            for f in words
+            if not (f.value in joined if "\0" not in f.value else _in_any(f.value, spaced))
+        ]
     return (*facts, *words)
+
+
+def _words_facts(text: str) -> Iterator[Fact]:
+    """The facts of each word of `text` in order (iterated in C: texts have many words)."""
+    return chain.from_iterable(map(_word_facts, _WORD.findall(text)))
+
+
+def _in_any(value: str, spaced: list[Fact]) -> bool:
+    return any(value in s.value for s in spaced)
 
 
 _PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)

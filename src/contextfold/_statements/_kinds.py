@@ -196,20 +196,27 @@ def subject_words(text: str) -> frozenset[str]:
     stated = values(text)
     names = {w for v in stated for w in v.split()}
     out: set[str] = set()
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        if word in stated or word in names or any(c.isdigit() for c in word):
+    for word in _TOKEN.findall(text):
+        if word in stated or word in names or _has_digit(word):
             continue
         lowered = word.lower()
         if lowered in FILLER:
             continue
-        for piece in re.split(r"[-_./]", lowered):
+        for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
             if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
                 continue
             stem = _stem(piece)
             if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
                 out.add(stem)
     return frozenset(out)
+
+
+_JOINERS: Final = re.compile(r"[-_./]")
+
+
+def _has_digit(word: str) -> bool:
+    """Whether `word` has a digit (a word of letters has none: the classes are disjoint)."""
+    return not word.isalpha() and any(c.isdigit() for c in word)
 
 
 def _stem(word: str) -> str:

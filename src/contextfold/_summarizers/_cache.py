@@ -19,7 +19,6 @@ import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import weakref
 from dataclasses import dataclass
@@ -81,6 +80,8 @@ class SummaryCache:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
+        import sqlite3  # noqa: PLC0415 - lazily: a CLI run without a cache never loads it
+
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -127,6 +128,8 @@ class SummaryCache:
         return int(str(count))
 
     def _run(self, sql: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+        import sqlite3  # noqa: PLC0415 - loaded by __init__ already
+
         try:
             with self._lock:
                 return self._conn.execute(sql, params).fetchall()

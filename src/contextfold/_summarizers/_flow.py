@@ -13,7 +13,6 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import json
 import os
@@ -301,4 +300,6 @@ async def acall(summarizer: Summarizer, request: SummaryRequest) -> SummaryResul
     """Await `summarizer` natively when it can be awaited, else in a worker thread."""
     if isinstance(summarizer, AsyncSummarizer):
         return await summarizer.asummarize(request)
+    import asyncio  # noqa: PLC0415 - lazily: the CLI and sync callers never load it
+
     return await asyncio.to_thread(summarizer.summarize, request)

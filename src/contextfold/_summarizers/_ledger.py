@@ -14,19 +14,25 @@ Rules:
    in every message, cheaply.
 5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
-6. What the card carries and what the user superseded is left out (`_ledger_carried`).
+6. What the card carries and what the user superseded is left out (`_ledger_carried`), as
+   if never extracted; the bound tests only the entries it reaches (`_ledger_bound`).
+7. A span read recently (the same messages under the same refs, the same pool) is not
+   read again: its extraction is kept (the last few, exact: the messages are compared).
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
-from .._messages import REF_PATTERN
+from .._content_cache import on_clear
+from .._messages import REF_PATTERN, Message
 from ._ledger_bound import bound
-from ._ledger_carried import without_carried
+from ._ledger_carried import carried_test
 from ._ledger_extract import Extraction, extract
 from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
 from ._protocol import SummaryRequest, SummaryResult
@@ -63,10 +69,10 @@ class LedgerSummarizer:
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
-        found = extract(request.messages, refs, pool_size(request.max_tokens))
+        found = _SPANS.read(request.messages, refs, pool_size(request.max_tokens))
         old = parse(request.previous) if request.previous else []
-        merged = without_carried(merge(old, found), request.carried, request.stale)
-        text = bound(merged, request.max_tokens, self.count_text)
+        covered = carried_test(request.carried, request.stale)
+        text = bound(merge(old, found), request.max_tokens, self.count_text, covered)
         return SummaryResult(text, summarizer=self.name)
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
@@ -75,6 +81,46 @@ class LedgerSummarizer:
 
 
 _REF: Final = re.compile(REF_PATTERN)
+
+
+class _Spans:
+    """The last few spans read (rule 7): by refs and pool, checked against the messages."""
+
+    __slots__ = ("_data", "_lock", "size")
+
+    def __init__(self, size: int) -> None:
+        self._data: OrderedDict[tuple[tuple[str, ...], int], tuple[Messages, Extraction]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+        self.size = size
+
+    def read(self, messages: Messages, refs: tuple[str, ...], pool: int) -> Extraction:
+        """`extract(messages, refs, pool)`, the same object when this span was read before."""
+        key = (refs, pool)
+        with self._lock:
+            found = self._data.get(key)
+        if found is not None and found[0] == messages:
+            return found[1]
+        value = extract(messages, refs, pool)
+        with self._lock:
+            self._data[key] = (messages, value)
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget every span."""
+        with self._lock:
+            self._data.clear()
+
+
+Messages = tuple[Message, ...]
+_SPANS: Final = _Spans(8)
+"""Extractions are read-only once made: a stateless caller's next request folds mostly the
+same chunks (the same messages under the same refs), and reading them is most of the work."""
+on_clear(_SPANS.clear)
 _TOKENS_PER_POOLED_VALUE: Final = 2
 _MIN_POOL: Final = 128
 

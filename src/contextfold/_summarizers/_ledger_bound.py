@@ -15,6 +15,10 @@ Rules:
    quoted in a chosen line (a goal, an error) is not listed again.
 4. The result is measured again with `count`; if it is still over the bound (the cost
    estimate was not an upper bound for a custom counter), entries are dropped from the end.
+5. What the card carries (`covered`, `_ledger_carried`) is left out as if never extracted,
+   but tested lazily: goals and the user's values first (their ranks depend on one
+   another), any other entry only when the selection reaches it. A pool of thousands
+   then costs a test per entry considered, not per entry found.
 """
 
 from __future__ import annotations
@@ -175,20 +179,66 @@ def weight(entry: Entry) -> int:
     return 2 if is_setting(entry.group, text) or _ID_LIKE.search(text) is None else 0
 
 
-def bound(entries: list[Entry], max_tokens: int, count: Callable[[str], int]) -> str:
-    """The rendered ledger of the most valuable entries whose text fits `max_tokens`."""
-    if sum(len(e.text) for e in entries) <= _CHARS_PER_TOKEN * max_tokens:
-        whole = render(entries)
+def bound(
+    entries: list[Entry],
+    max_tokens: int,
+    count: Callable[[str], int],
+    covered: Callable[[Entry], bool] | None = None,
+) -> str:
+    """The rendered ledger of the most valuable entries whose text fits `max_tokens`;
+    the entries `covered` says are left out count as absent (rule 5)."""
+    if covered is not None:
+        entries = [e for e in entries if e.section not in _KEYED or not covered(e)]
+    gone = _Gone(covered)
+    if _fits_whole(entries, gone, _CHARS_PER_TOKEN * max_tokens):
+        whole = render([e for e in entries if not gone(e)])
         if count(whole) <= max_tokens:
             return whole
     keys = priorities(entries)
     order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
-    chosen = _greedy([entries[i] for i in order], max_tokens, count)
+    chosen = _greedy([entries[i] for i in order], max_tokens, count, gone)
     text = render(chosen)
     while chosen and count(text) > max_tokens:
         chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
         text = render(chosen)
     return text if count(text) <= max_tokens else ""
+
+
+_KEYED: Final[frozenset[Section]] = frozenset({"goals", "user"})
+"""Sections whose entries' priorities depend on one another (`goal_kinds`, `_task_values`):
+the entries left out of them are taken out before ranking; any other entry's priority is
+its own, so it is tested only when the selection reaches it (rule 5)."""
+
+
+class _Gone:
+    """Whether an entry is left out (`covered`), each entry tested at most once."""
+
+    __slots__ = ("_covered", "_seen")
+
+    def __init__(self, covered: Callable[[Entry], bool] | None) -> None:
+        self._covered = covered
+        self._seen: dict[int, bool] = {}  # by id(): the entries outlive this object
+
+    def __call__(self, entry: Entry) -> bool:
+        if self._covered is None:
+            return False
+        found = self._seen.get(id(entry))
+        if found is None:
+            found = self._seen[id(entry)] = self._covered(entry)
+        return found
+
+
+def _fits_whole(entries: list[Entry], gone: _Gone, chars: int) -> bool:
+    """Whether the entries not gone hold at most `chars` characters (tested while unsure)."""
+    if sum(len(e.text) for e in entries) <= chars:
+        return True
+    total = 0
+    for entry in entries:
+        if not gone(entry):
+            total += len(entry.text)
+            if total > chars:
+                return False
+    return True
 
 
 _CHARS_PER_TOKEN: Final = 8
@@ -246,7 +296,9 @@ class _Fill:
         return self.count(f"- {quote(entry.group)}:{refs}\n")
 
 
-def _greedy(ranked: list[Entry], budget: int, count: Callable[[str], int]) -> list[Entry]:
+def _greedy(
+    ranked: list[Entry], budget: int, count: Callable[[str], int], gone: _Gone
+) -> list[Entry]:
     """Entries in priority order while their estimated cost fits (costs are upper bounds)."""
     fill = _Fill(budget, count)
     chosen: list[Entry] = []
@@ -254,6 +306,8 @@ def _greedy(ranked: list[Entry], budget: int, count: Callable[[str], int]) -> li
     for entry in ranked:
         if fill.budget - fill.used < _MIN_COST or misses >= _MISSES:
             break
+        if gone(entry):
+            continue
         if entry.section in VALUES and entry.text in fill.said:
             continue
         if fill.take(entry):

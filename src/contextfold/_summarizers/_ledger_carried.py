@@ -14,9 +14,9 @@ Rules:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from .._content_cache import on_clear
 from .._statements._facts import normalize
@@ -78,8 +78,14 @@ def without_carried(
     entries: list[Entry], carried: Sequence[str], stale: Sequence[str]
 ) -> list[Entry]:
     """`entries` without what rules 1-3 leave out."""
+    covered = carried_test(carried, stale)
+    return entries if covered is None else [e for e in entries if not covered(e)]
+
+
+def carried_test(carried: Sequence[str], stale: Sequence[str]) -> Callable[[Entry], bool] | None:
+    """Rules 1-3 as a test of one entry (True: left out); None when nothing is left out."""
     if not carried and not stale:
-        return entries
+        return None
     said = _prepared(tuple(t for t in (*carried, *stale) if t))
     current = {v for t in carried for v in values(t)} - {
         v for t in carried for v in replaced_values(t)
@@ -87,7 +93,7 @@ def without_carried(
     old = ({v for t in stale for v in values(t)} - current) | {
         v for t in (*carried, *stale) for v in replaced_values(t)
     }
-    return [e for e in entries if not _covered(e, said, old)]
+    return partial(_covered, said=said, old=old)
 
 
 @lru_cache(maxsize=_PREPARED)

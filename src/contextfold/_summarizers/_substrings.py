@@ -8,6 +8,9 @@ Rules:
    of its GRAM-character slices (end to end, and the last) is absent from the text's;
    otherwise the text is searched.
 3. A small text is searched directly: indexing it costs more than it saves.
+4. The slices shorter than GRAM are built from the distinct GRAM-slices (their prefixes)
+   plus the few that start too near the end to have one: a repetitive text has far fewer
+   distinct slices than positions.
 """
 
 from __future__ import annotations
@@ -44,8 +47,19 @@ class Haystack:
     def _slices(self, size: int) -> frozenset[str]:
         found = self._grams.get(size)
         if found is None:
-            text = self.text
-            ends = range(size, len(text) + 1)
-            found = frozenset(map(text.__getitem__, map(slice, range(len(ends)), ends)))
+            found = self._all_slices() if size == GRAM else self._shorter(size)
             self._grams[size] = found
         return found
+
+    def _all_slices(self) -> frozenset[str]:
+        text = self.text
+        ends = range(GRAM, len(text) + 1)
+        return frozenset(map(text.__getitem__, map(slice, range(len(ends)), ends)))
+
+    def _shorter(self, size: int) -> frozenset[str]:
+        """Rule 4: the GRAM-slices' prefixes, and the slices too near the end to have one."""
+        text = self.text
+        tail = (
+            text[p : p + size] for p in range(max(0, len(text) - GRAM + 1), len(text) - size + 1)
+        )
+        return frozenset({gram[:size] for gram in self._slices(GRAM)}.union(tail))

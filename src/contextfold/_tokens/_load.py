@@ -3,8 +3,10 @@
 Rules:
 1. Nothing is downloaded. `o200k_base` and `cl100k_base` come from `data/<name>.ranks.gz`
    (read with `importlib.resources`): the tokens of the files tiktoken would fetch, already
-   decoded, in rank order (ranks are 0..n-1): a header line `contextfold-ranks 1 <n>`, n
-   bytes of token lengths, then the tokens back to back, gzipped. No base64 at start-up.
+   decoded, in rank order (ranks are 0..n-1): a header line `contextfold-ranks 2 <n>`, then
+   the tokens as one list in Python's marshal format (written byte by byte here: a list of
+   n byte strings, no references), gzipped. No base64 and no per-token Python work at
+   start-up: `marshal.loads` builds the list in C, after the sha256 check (rule 2).
    `published(ranks)` gives back tiktoken's file byte for byte; its sha256 is tiktoken's
    `expected_hash` (tested), and scripts/predecode_ranks.py writes the files from it.
 2. The sha256 of the decompressed bytes must equal the spec's `ranks_sha256`; anything
@@ -19,7 +21,8 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import itertools
+import marshal
+import struct
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -94,7 +97,7 @@ ENCODINGS: Final[Mapping[str, EncodingSpec]] = {
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         O200K_PAT,
         {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
-        "8280b4ce2892f6eb8b448c6ba676185540c11dd98afa36baa0c813b886c4b646",
+        "ad378b0f78e56280555e18221816ba763e202353c75d4fde981dc26873be2839",
     ),
     "cl100k_base": EncodingSpec(
         "cl100k_base",
@@ -108,7 +111,7 @@ ENCODINGS: Final[Mapping[str, EncodingSpec]] = {
             FIM_SUFFIX: 100260,
             ENDOFPROMPT: 100276,
         },
-        "42c8b719b5e43c675ec0e5320e118495d9b6fc14ae69edcaf42c9c58e7a4879c",
+        "698d1daa357a8a389c7c7a908009d053406fe34c09ee229fd8df44561f57b7db",
     ),
 }
 
@@ -124,7 +127,11 @@ def read_packaged(file: str) -> bytes:
         ) from exc
 
 
-_HEADER: Final = b"contextfold-ranks 1 "
+_HEADER: Final = b"contextfold-ranks 2 "
+_LIST: Final = b"["
+"""marshal's TYPE_LIST, then the item count (little-endian int32)."""
+_BYTES: Final = b"s"
+"""marshal's TYPE_STRING (a bytes object), then its length (little-endian int32)."""
 
 
 def parse_ranks(gzipped: bytes, expected_sha256: str) -> dict[bytes, int]:
@@ -143,18 +150,23 @@ def parse_ranks(gzipped: bytes, expected_sha256: str) -> dict[bytes, int]:
     if not head.startswith(_HEADER):  # pragma: no cover - hash already matched
         raise TokenizerError("encoding data is malformed: no header")
     n = int(head.removeprefix(_HEADER))
-    ends = list(itertools.accumulate(body[:n], initial=n))
-    tokens = map(body.__getitem__, map(slice, ends[:-1], ends[1:]))
+    try:
+        tokens = marshal.loads(body)
+    except (EOFError, ValueError, TypeError) as exc:  # pragma: no cover - hash matched
+        raise TokenizerError(f"encoding data is malformed: {exc}") from None
+    if type(tokens) is not list or len(tokens) != n:  # pragma: no cover - hash matched
+        raise TokenizerError("encoding data is malformed: not a list of n tokens")
     return dict(zip(tokens, range(n), strict=True))
 
 
 def predecoded(ranks: Mapping[bytes, int]) -> bytes:
-    """The pre-decoded file for `ranks` (rule 1; ranks must be 0..n-1, tokens <= 255 bytes)."""
+    """The pre-decoded file for `ranks` (rule 1; ranks must be 0..n-1)."""
     tokens = sorted(ranks, key=ranks.__getitem__)
     if [ranks[t] for t in tokens] != list(range(len(tokens))):
         raise ValueError("ranks are not 0..n-1")
     header = _HEADER + str(len(tokens)).encode() + b"\n"
-    return header + bytes(len(t) for t in tokens) + b"".join(tokens)
+    items = b"".join(_BYTES + struct.pack("<i", len(t)) + t for t in tokens)
+    return header + _LIST + struct.pack("<i", len(tokens)) + items
 
 
 def published(ranks: Mapping[bytes, int]) -> bytes:

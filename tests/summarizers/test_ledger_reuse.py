@@ -1,0 +1,86 @@
+"""Work the ledger skips or reuses gives the same text: lazy leaving out, spans read before."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import LedgerSummarizer, Message, SummaryRequest, clear_caches
+from contextfold._summarizers import _ledger
+from contextfold._summarizers._ledger import estimate_tokens, merge, pool_size
+from contextfold._summarizers._ledger_bound import bound
+from contextfold._summarizers._ledger_carried import carried_test, without_carried
+from contextfold._summarizers._ledger_extract import Extraction, extract
+from contextfold._summarizers._ledger_text import Entry
+
+from .test_ledger import agent, call, group_entries, result, text_entries, user
+
+entries_st = st.lists(text_entries | group_entries, max_size=40)
+
+
+def _eager(entries: list[Entry], size: int, carried: list[str], stale: list[str]) -> str:
+    return bound(without_carried(entries, carried, stale), size, estimate_tokens)
+
+
+def _lazy(entries: list[Entry], size: int, carried: list[str], stale: list[str]) -> str:
+    return bound(entries, size, estimate_tokens, carried_test(carried, stale))
+
+
+@given(entries_st, st.integers(0, 300), st.data())
+def test_lazy_leaving_out_is_filtering_first(
+    entries: list[Entry], size: int, data: st.DataObject
+) -> None:
+    texts = [e.text for e in entries] + ["never use tabs", "the host is db-7"]
+    carried = data.draw(st.lists(st.sampled_from(texts), max_size=6))
+    stale = data.draw(st.lists(st.sampled_from(texts), max_size=6))
+    assert _lazy(entries, size, carried, stale) == _eager(entries, size, carried, stale)
+
+
+def test_a_large_pool_with_many_carried_values() -> None:
+    """A thousand entries, tight bounds: the selection stops early, with the same text."""
+    messages = [user("Please migrate orders to the new schema; my user ID is usr-000.")]
+    for i in range(400):
+        args = {"path": f"src/mod_{i}.py", "ticket": f"TCK-{i:04d}"}
+        messages.append(agent(f"Checking batch B{i:03d}.", call(f"c{i}", "read", **args)))
+        rows = " ".join(f"ord-{i}-{k} sku_{k}{i} 2026-0{1 + k % 9}-1{k % 10}" for k in range(8))
+        messages.append(result(f"c{i}", rows))
+    refs = tuple(f"r{i:010x}" for i in range(len(messages)))
+    found = extract(tuple(messages), refs, pool_size(600))
+    entries = merge([], found)
+    carried = [f"Keep ord-{i}-1 and TCK-{i:04d} as they are." for i in range(0, 400, 3)]
+    stale = [f"The batch is B{i:03d}." for i in range(0, 400, 5)] + ["my user ID is usr-000"]
+    assert len(entries) > 1_000
+    for size in (0, 40, 600, 5_000, 200_000):
+        assert _lazy(entries, size, carried, stale) == _eager(entries, size, carried, stale)
+    assert _lazy(entries, 600, [], []) == bound(entries, 600, estimate_tokens)
+
+
+def test_a_span_read_before_is_reused_only_for_the_same_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same refs over other messages (refs need not be archive refs) are read anew."""
+    reads: list[int] = []
+
+    def counting(messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> Extraction:
+        reads.append(len(messages))
+        return extract(messages, refs, pool)
+
+    monkeypatch.setattr(_ledger, "extract", counting)
+    clear_caches()
+    refs = ("r0000000001", "r0000000002")
+    first = (user("My order id is ORD-1."), agent("Looking up ORD-1."))
+    other = (user("My order id is ORD-2."), agent("Looking up ORD-2."))
+    ledger = LedgerSummarizer()
+    texts = [
+        ledger.summarize(SummaryRequest(span, refs=refs, max_tokens=200)).text
+        for span in (first, first, other, first)
+    ]
+    assert reads == [2, 2, 2]  # one span per refs: `other` took the place of `first`
+    assert texts[0] == texts[1] == texts[3] != texts[2]
+    assert "ORD-2" in texts[2]
+    assert "ORD-2" not in texts[3]
+    clear_caches()
+    ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
+    ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
+    assert len(reads) == 4
