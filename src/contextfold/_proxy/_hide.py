@@ -100,15 +100,7 @@ class Hider:
             return False
         if "index" not in data or not str(kind).startswith("content_block_"):
             return False
-        block = data.get("content_block") or {}
-        tool = block.get("type") == "tool_use"
-        index = self._index(int(data["index"]), tool, block.get("name") if tool else None)
-        if index is None:
-            return None
-        if index == data["index"]:
-            return False
-        data["index"] = index
-        return True
+        return self._move(data, "index", data.get("content_block") or {}, "tool_use")
 
     def _responses(self, data: dict[str, Any]) -> bool | None:
         response = data.get("response")
@@ -119,12 +111,18 @@ class Hider:
             return len(kept) != len(output)
         if "output_index" not in data:
             return False
-        item = data.get("item") or {}
-        tool = item.get("type") == "function_call"
-        index = self._index(int(data["output_index"]), tool, item.get("name") if tool else None)
+        return self._move(data, "output_index", data.get("item") or {}, "function_call")
+
+    def _move(
+        self, data: dict[str, Any], key: str, part: dict[str, Any], tool_type: str
+    ) -> bool | None:
+        """Renumber the event's `key` past hidden calls: None drops the event (it belongs
+        to a hidden call), False leaves it as it was, True says it changed."""
+        tool = part.get("type") == tool_type
+        index = self._index(int(data[key]), tool, part.get("name") if tool else None)
         if index is None:
             return None
-        if index == data["output_index"]:
+        if index == data[key]:
             return False
-        data["output_index"] = index
+        data[key] = index
         return True
