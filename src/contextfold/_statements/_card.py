@@ -45,7 +45,7 @@ from typing import Final
 from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of
-from ._facts import normalize, outside_quotes, sentences
+from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
     UPDATE_LEAD,
     StatementKind,
@@ -415,22 +415,8 @@ def hint(text: str) -> str:
 
 
 _HINT_WORDS: Final = 4
-_DENIALS: Final = frozenset(
-    [
-        "never",
-        "not",
-        "no",
-        "don't",
-        "dont",
-        "do-not",
-        "avoid",
-        "without",
-        "cannot",
-        "can't",
-        "won't",
-        "mustn't",
-        "shouldn't",
-    ]
+_DENIALS: Final = word_set(
+    "never not no don't dont do-not avoid without cannot can't won't mustn't shouldn't"
 )
 """Words a hint keeps although they are filler: without them a rule would read inverted."""
 
