@@ -20,7 +20,9 @@ Rules:
    request of the proxy, the upstream and the load generator (Linux /proc): on a small
    machine all three share the cores, so the proxy's CPU per request is its cost.
    "Limited by the upstream" is met when the proxy passes at least 90% of the requests
-   per second the upstream serves directly to the same load.
+   per second the upstream serves directly to the same load. A bare pass-through (plain
+   ASGI and aiohttp, no contextfold) takes the same load in the same slices: what the
+   extra hop alone costs on this machine.
 4. Memory per idle session: everything the proxy keeps for a session in memory (manager,
    view, caches, the last body's prefix) measured with tracemalloc after 300 sessions of
    20 messages went through the proxy's request path (`Proxy._turn`).
@@ -92,6 +94,53 @@ def _serve_upstream(delay: float) -> None:
     uvicorn.Server(uvicorn.Config(upstream_app(delay), log_level="error")).run(sockets=[sock])
 
 
+def passthrough_app(upstream_url: str) -> Any:
+    """A bare pass-through (rule 3's baseline): plain ASGI on uvicorn and one pooled
+    aiohttp session, the same transport as the proxy, with no contextfold in between."""
+    import aiohttp
+
+    client: list[aiohttp.ClientSession] = []
+    dropped = {b"host", b"content-length"}
+    hop = {"content-length", "transfer-encoding", "connection"}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if not client:
+            client.append(aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1000)))
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        headers = [(k.decode(), v.decode()) for k, v in scope["headers"] if k not in dropped]
+        url = upstream_url + scope["path"].removeprefix("/v1")
+        async with client[0].post(url, data=b"".join(chunks), headers=headers) as answer:
+            content = await answer.read()
+            kept = [(k.lower().encode(), v.encode()) for k, v in answer.headers.items()]
+        kept = [(k, v) for k, v in kept if k.decode() not in hop]
+        kept.append((b"content-length", str(len(content)).encode()))
+        await send({"type": "http.response.start", "status": answer.status, "headers": kept})
+        await send({"type": "http.response.body", "body": content})
+
+    return app
+
+
+def _serve_passthrough(upstream_url: str) -> None:
+    import uvicorn
+
+    from contextfold._proxy import bind
+
+    sock = bind("127.0.0.1", 0)
+    print(sock.getsockname()[1], file=sys.stderr, flush=True)
+    config = uvicorn.Config(passthrough_app(upstream_url), log_level="error", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 @dataclass(frozen=True)
 class Served:
     url: str
@@ -120,6 +169,11 @@ def _process(command: list[str], parse: Any) -> Iterator[Served]:
 
 def upstream(delay_ms: float) -> Any:
     command = [sys.executable, "-m", "bench.proxy", "--serve-upstream", str(delay_ms)]
+    return _process(command, lambda line: f"http://127.0.0.1:{int(line)}/v1")
+
+
+def passthrough(upstream_url: str) -> Any:
+    command = [sys.executable, "-m", "bench.proxy", "--serve-passthrough", upstream_url]
     return _process(command, lambda line: f"http://127.0.0.1:{int(line)}/v1")
 
 
@@ -213,33 +267,39 @@ async def _sessions_for(url: str, seconds: float, sessions: int) -> int:
     return done
 
 
-def throughput(up: Served, via: Served, seconds: float, rounds: int = 3) -> dict[str, float]:
-    """Requests per second and CPU milliseconds per request, direct and proxied (rule 3),
-    in `rounds` interleaved slices so both see the same background load."""
+def throughput(
+    up: Served, via: Served, seconds: float, rounds: int = 3, bare: Served | None = None
+) -> dict[str, float]:
+    """Requests per second and CPU milliseconds per request, direct, proxied and (with
+    `bare`) through the bare pass-through (rule 3), in `rounds` interleaved slices so all
+    see the same background load."""
     try:
         import uvloop
 
         run_loop: Any = uvloop.run
     except ImportError:
         run_loop = asyncio.run
-    targets = {"direct": up.url, "proxied": via.url}
+    hops = {"direct": None, "proxied": via, **({"bare": bare} if bare else {})}
+    targets = {"direct": up.url, "proxied": via.url, **({"bare": bare.url} if bare else {})}
     for url in targets.values():  # warm: imports, tokenizer, connections
         run_loop(_sessions_for(url, min(1.0, seconds), SESSIONS))
     done = dict.fromkeys(targets, 0)
-    cpu = {f"{who}_{name}": 0.0 for who in ("upstream", "client", "proxy") for name in targets}
+    cpu = {f"{who}_{name}": 0.0 for who in ("upstream", "client", "hop") for name in targets}
     for _ in range(rounds):
         for name, url in targets.items():
-            marks = (up.cpu(), via.cpu(), time.process_time())
+            hop = hops[name]
+            marks = (up.cpu(), hop.cpu() if hop else 0.0, time.process_time())
             done[name] += run_loop(_sessions_for(url, seconds / rounds, SESSIONS))
             cpu[f"upstream_{name}"] += up.cpu() - marks[0]
-            cpu[f"proxy_{name}"] += via.cpu() - marks[1]
+            cpu[f"hop_{name}"] += (hop.cpu() if hop else 0.0) - marks[1]
             cpu[f"client_{name}"] += time.process_time() - marks[2]
     out: dict[str, float] = {name: count / seconds for name, count in done.items()}
     for name in targets:
         count = max(1, done[name])
         out[f"upstream_cpu_{name}"] = cpu[f"upstream_{name}"] / count * 1e3
         out[f"client_cpu_{name}"] = cpu[f"client_{name}"] / count * 1e3
-    out["proxy_cpu"] = cpu["proxy_proxied"] / max(1, done["proxied"]) * 1e3
+        out[f"hop_cpu_{name}"] = cpu[f"hop_{name}"] / count * 1e3
+    out["proxy_cpu"] = out["hop_cpu_proxied"]
     return out
 
 
@@ -282,8 +342,12 @@ def run(requests: int, seconds: float, idle: int = 300) -> dict[str, Any]:
                 ("1,000 messages, compacted to a 32k window", "bench-32k", 1_000),
             ):
                 results[name] = latency(up.url, via.url, model, messages, requests)
-        with upstream(UPSTREAM_MS) as up, proxy(up.url, f"sqlite:{folder}/load.db") as via:
-            results["load"] = load = throughput(up, via, seconds)
+        with (
+            upstream(UPSTREAM_MS) as up,
+            proxy(up.url, f"sqlite:{folder}/load.db") as via,
+            passthrough(up.url) as bare,
+        ):
+            results["load"] = load = throughput(up, via, seconds, bare=bare)
             load["loadavg"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
             results["throughput"] = (load["direct"], load["proxied"])
     results["memory"] = memory_per_session(idle)
@@ -328,6 +392,12 @@ def section(results: dict[str, Any], command: str) -> str:
         f"average {load['loadavg']:.1f} at the end of the run). At that CPU per request one core "
         f"runs the proxy at about {1e3 / max(load['proxy_cpu'], 1e-3):,.0f} req/s.",
         "",
+        f"The same load through a bare pass-through (plain ASGI on uvicorn and aiohttp, the "
+        f"proxy's transport with no contextfold in between): {load['bare']:,.0f} req/s "
+        f"({load['bare'] / direct:.0%} of direct) at {load['hop_cpu_bare']:.2f} ms of CPU per "
+        f"request; the proxy passes {proxied / max(load['bare'], 1e-9):.0%} of what the bare "
+        "hop passes (each share moves by several points from run to run on this machine).",
+        "",
         f"Target, throughput limited by the upstream (through the proxy at least "
         f"{TARGET_SHARE:.0%} of direct): {_met(share >= TARGET_SHARE)}.",
         "",
@@ -343,9 +413,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--serve-upstream", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-passthrough", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_upstream is not None:
         _serve_upstream(args.serve_upstream / 1000)
+        return 0
+    if args.serve_passthrough is not None:
+        _serve_passthrough(args.serve_passthrough)
         return 0
     results = run(args.requests, args.seconds)
     command = ".venv/bin/python -m bench.proxy"

@@ -18,8 +18,10 @@ def test_every_row_is_measured_and_written() -> None:
     assert direct > 0
     assert proxied > 0
     assert results["load"]["proxy_cpu"] >= 0
+    assert results["load"]["bare"] > 0  # the bare pass-through took the same load
     assert results["memory"] > 1_000  # a session holds its view: kilobytes, not bytes
     text = proxy.section(results, "cmd")
     assert text.startswith("## Proxy overhead (`contextfold serve`)\n")
     assert all(f"| {name} |" in text for name in rows)
     assert "Target, throughput limited by the upstream" in text
+    assert "bare pass-through" in text
