@@ -4,8 +4,10 @@ under any chunking (a Hypothesis property), stream assembly, the recall round's 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold._cli._serve import _window
-from contextfold._proxy import _recall, _sse
+from contextfold._proxy import GC_THRESHOLDS, Config, _recall, _sse, served_app
 from contextfold._proxy._budgets import budget_for, window_for
 
 from . import replies
@@ -101,3 +103,15 @@ def test_a_recall_round_answers_every_call_validly(fmt: str) -> None:
     assert "no room left" in json.dumps(tight)
     stripped = _recall.strip(fmt, body)  # type: ignore[arg-type]
     assert not _recall.has_recall(fmt, stripped)  # type: ignore[arg-type]
+
+
+def test_a_serving_process_freezes_its_start_and_collects_less_often(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    try:
+        app = served_app(Config(store=f"sqlite:{tmp_path}/s.db"))
+        assert app.routes  # the same app `create_app` makes
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 0  # start-up objects left out of every collection
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()

@@ -15,21 +15,33 @@ Rules:
    each building its own app from the config. They share sessions through the store as
    replicas do (`_sessions` rule 3): a session may move between workers. `/metrics` then
    counts per worker.
+4. A serving process holds many long-lived objects (sessions, views, caches), and each
+   full pass of the garbage collector over them stalls every request in flight (measured
+   under load: eleven full passes of ~140 ms in 20 s). So the process freezes what it
+   holds at start-up and collects less often (`GC_THRESHOLDS`); objects are still freed
+   by reference counting the moment nothing holds them.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 import socket
 import sys
+from typing import Final
 
 import uvicorn
+from starlette.applications import Starlette
 from uvicorn.supervisors import Multiprocess
 
 from ._app import create_app
 from ._config import Config
 
-__all__ = ["Config", "bind", "create_app", "run"]
+__all__ = ["GC_THRESHOLDS", "Config", "bind", "create_app", "run", "served_app"]
+
+GC_THRESHOLDS: Final = (50_000, 20, 100)
+"""Allocations before a young collection, and young/middle collections before the next
+generation's (CPython's defaults: 700, 10, 10); rule 4."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -45,6 +57,15 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def served_app(config: Config) -> Starlette:
+    """The app for a serving process, its garbage collector tuned (rule 4)."""
+    app = create_app(config)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    return app
+
+
 def run(
     config: Config,
     host: str = "127.0.0.1",
@@ -53,7 +74,7 @@ def run(
     workers: int = 1,
 ) -> None:
     """Run the proxy until interrupted (rules 1 and 3)."""
-    app = create_app(config) if workers == 1 else None
+    app = served_app(config) if workers == 1 else None
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
@@ -62,7 +83,7 @@ def run(
         server_config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on")
         uvicorn.Server(server_config).run(sockets=[sock])
         return
-    factory = functools.partial(create_app, config)
+    factory = functools.partial(served_app, config)
     server_config = uvicorn.Config(
         factory,
         factory=True,
