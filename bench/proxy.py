@@ -84,14 +84,16 @@ def upstream_app(delay: float) -> Any:
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 
 
-def _serve_upstream(delay: float) -> None:
+def _serve(app: Any) -> None:
+    """Serve `app` on a free local port, printed as the first line of stderr."""
     import uvicorn
 
     from contextfold._proxy import bind
 
     sock = bind("127.0.0.1", 0)
     print(sock.getsockname()[1], file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(upstream_app(delay), log_level="error")).run(sockets=[sock])
+    config = uvicorn.Config(app, log_level="error", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def passthrough_app(upstream_url: str) -> Any:
@@ -128,17 +130,6 @@ def passthrough_app(upstream_url: str) -> Any:
         await send({"type": "http.response.body", "body": content})
 
     return app
-
-
-def _serve_passthrough(upstream_url: str) -> None:
-    import uvicorn
-
-    from contextfold._proxy import bind
-
-    sock = bind("127.0.0.1", 0)
-    print(sock.getsockname()[1], file=sys.stderr, flush=True)
-    config = uvicorn.Config(passthrough_app(upstream_url), log_level="error", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
 
 
 @dataclass(frozen=True)
@@ -416,10 +407,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-passthrough", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_upstream is not None:
-        _serve_upstream(args.serve_upstream / 1000)
+        _serve(upstream_app(args.serve_upstream / 1000))
         return 0
     if args.serve_passthrough is not None:
-        _serve_passthrough(args.serve_passthrough)
+        _serve(passthrough_app(args.serve_passthrough))
         return 0
     results = run(args.requests, args.seconds)
     command = ".venv/bin/python -m bench.proxy"
