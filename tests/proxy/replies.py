@@ -202,19 +202,31 @@ def _anthropic_stream(
     block = {"type": "tool_use", "id": f"toolu_{turn:05d}", "name": name, "input": {}}
     text = json.dumps(args)
     delta = {"type": "input_json_delta", "partial_json": text}
+    return _anthropic_events(message, block, [delta], "tool_use", 12)
+
+
+def _anthropic_events(
+    message: dict[str, Any],
+    block: dict[str, Any],
+    deltas: list[dict[str, Any]],
+    stop: str,
+    tokens: int,
+) -> list[bytes]:
+    """An Anthropic stream of one content block: start, its deltas, stop, the end."""
+    start = {"type": "content_block_start", "index": 0, "content_block": block}
     return [
         _sse({"type": "message_start", "message": message}, "message_start"),
-        _sse(
-            {"type": "content_block_start", "index": 0, "content_block": block},
-            "content_block_start",
+        _sse(start, "content_block_start"),
+        *(
+            _sse({"type": "content_block_delta", "index": 0, "delta": d}, "content_block_delta")
+            for d in deltas
         ),
-        _sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta"),
         _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
         _sse(
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                "usage": {"output_tokens": 12},
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": tokens},
             },
             "message_delta",
         ),
@@ -338,39 +350,9 @@ def _text_stream(fmt: str, model: str, turn: int) -> list[bytes]:
         ]
     if fmt == "anthropic":
         message = {**_anthropic(model, "x", {}, turn, 0), "content": [], "stop_reason": None}
-        deltas = [
-            _sse(
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": p},
-                },
-                "content_block_delta",
-            )
-            for p in PIECES
-        ]
-        return [
-            _sse({"type": "message_start", "message": message}, "message_start"),
-            _sse(
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
-                "content_block_start",
-            ),
-            *deltas,
-            _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-            _sse(
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": 5},
-                },
-                "message_delta",
-            ),
-            _sse({"type": "message_stop"}, "message_stop"),
-        ]
+        deltas = [{"type": "text_delta", "text": p} for p in PIECES]
+        block = {"type": "text", "text": ""}
+        return _anthropic_events(message, block, deltas, "end_turn", 5)
     done = _text_body(fmt, model, turn)
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": {**done, "status": "in_progress", "output": []}},

@@ -263,25 +263,22 @@ class Sessions:
         name = model if isinstance(model, str) else None
         tools = with_recall_tool(body.get("tools"), endpoint.format)
         try:
-            return cf.ContextManager(
-                budget,
-                name,
-                format=endpoint.format,
-                tools=tools,  # type: ignore[arg-type]
-                archive=archive,
-                policy=self.policy,
-            )
+            return self._new(budget, name, endpoint, tools, archive)
         except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
             room = max(1, budget - len(json.dumps(tools)) // 3)
-            recall = with_recall_tool([], endpoint.format)
-            return cf.ContextManager(
-                room,
-                name,
-                format=endpoint.format,
-                tools=recall,  # type: ignore[arg-type]
-                archive=archive,
-                policy=self.policy,
-            )
+            return self._new(room, name, endpoint, with_recall_tool([], endpoint.format), archive)
+
+    def _new(
+        self, budget: int, name: str | None, endpoint: Endpoint, tools: object, archive: cf.Archive
+    ) -> cf.ContextManager:
+        return cf.ContextManager(
+            budget,
+            name,
+            format=endpoint.format,
+            tools=tools,  # type: ignore[arg-type]
+            archive=archive,
+            policy=self.policy,
+        )
 
     def _take(self, live: Live, length: int, last: str, record: dict[str, object] | None) -> Turn:
         """Take the view and save the turn (rule 4): the session now holds `length`
