@@ -60,23 +60,22 @@ class _Work:
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
         )
+        self._table: dict[Action, list[int | None]] = {
+            _KEEP: [c.tokens for c in costs],
+            _PRUNE: [c.pruned for c in costs],
+            _MASK: [c.masked for c in costs],
+            _TRIM: [c.trimmed for c in costs],
+            _FOLD: [0 if c.foldable else None for c in costs],
+            _DROP: [0] * len(costs),
+        }
+        preambles = (budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped)
+        small = budget.preamble_folded_small
+        self.least_preamble = min(preambles if small is None else (*preambles, small))
+        """No outcome's preamble costs less: a bound for the relax pass's quick refusal."""
 
     def cost(self, i: int, action: Action) -> int | None:
         """Tokens of unit i under `action`, None when the action does not apply."""
-        c = self.costs[i]
-        match action:
-            case Action.KEEP:
-                return c.tokens
-            case Action.PRUNE:
-                return c.pruned
-            case Action.MASK:
-                return c.masked
-            case Action.TRIM:
-                return c.trimmed
-            case Action.FOLD:
-                return 0 if c.foldable else None
-            case Action.DROP:
-                return 0
+        return self._table[action][i]
 
     def set(self, i: int, action: Action) -> None:
         old = self.actions[i]
@@ -286,6 +285,8 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
 def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
     """Give unit `i` the lightest action that still fits; whether it changed."""
     action = work.actions[i]
+    if action in _GONE and _cannot_return(work, i):
+        return False
     for lighter in _lighter(work, i, steps):
         if lighter is action:
             return False
@@ -293,6 +294,16 @@ def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
             work.set(i, lighter)
             return True
     return False
+
+
+def _cannot_return(work: _Work, i: int) -> bool:
+    """Whether removed unit `i` fits under no action at all: even its cheapest cost with
+    the cheapest preamble and one removed run fewer is over the goal. Only a quick way
+    to the answer `_relax_one` would reach by trying each action."""
+    c = work.costs[i]
+    cheapest = min(x for x in (c.tokens, c.pruned, c.masked, c.trimmed) if x is not None)
+    runs = max(0, work.runs - 1) * work.budget.bridge
+    return work.body + cheapest + work.least_preamble + runs > work.goal
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:

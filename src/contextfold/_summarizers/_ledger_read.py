@@ -50,8 +50,12 @@ def call_arguments(call: ToolCall) -> dict[str, object]:
 
 def data_facts(call: ToolCall) -> list[Fact]:
     """The values in a tool call's arguments (rule 1)."""
+    return list(_DATA_FACTS(call.arguments))
+
+
+def _read_data_facts(arguments: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
-    for key, value in call_arguments(call).items():
+    for key, value in _arguments(arguments).items():
         if key in PATH_KEYS and isinstance(value, str):
             out.append(Fact("path", value))
         elif key in _PROSE_KEYS and isinstance(value, str):
@@ -62,7 +66,11 @@ def data_facts(call: ToolCall) -> list[Fact]:
                 out.extend(text_facts(value))
         else:
             out.extend(_leaf_facts({key: value}))
-    return out
+    return tuple(out)
+
+
+_DATA_FACTS: Final = ContentCache(_read_data_facts, FACTS_CACHE)
+"""`data_facts` per arguments text, across calls: a re-sent history is read once."""
 
 
 def tool_facts(text: str) -> list[Fact]:
