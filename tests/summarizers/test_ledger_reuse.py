@@ -84,3 +84,51 @@ def test_a_span_read_before_is_reused_only_for_the_same_messages(
     ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
     ledger.summarize(SummaryRequest(first, refs=refs, max_tokens=200))
     assert len(reads) == 4
+
+
+def test_a_ledger_written_before_is_reused_only_for_the_same_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same span under the same bound and card gives the kept text; any other part of
+    the request, or a counter that learns, bounds anew."""
+    bounds: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> str:
+        bounds.append(1)
+        return bound(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_ledger, "bound", counting)
+    clear_caches()
+    refs = ("r0000000001", "r0000000002")
+    span = (user("My order id is ORD-1. Never refund in cash."), agent("Looking up ORD-1."))
+    ledger = LedgerSummarizer()
+    first = SummaryRequest(span, refs=refs, max_tokens=200)
+    texts = [ledger.summarize(first).text, ledger.summarize(first).text]
+    assert len(bounds) == 1 and texts[0] == texts[1]
+    for other in (
+        SummaryRequest(span, refs=refs, max_tokens=199),
+        SummaryRequest(span, refs=refs, max_tokens=200, stale=("My order id is ORD-1.",)),
+        SummaryRequest(span, refs=refs, max_tokens=200, carried=("Never refund in cash.",)),
+        SummaryRequest(span, refs=refs, max_tokens=200, previous="## Goals\n- ship it"),
+    ):
+        fresh = bound(
+            merge(_ledger.parse(other.previous) if other.previous else [], extract(span, refs, 128)),
+            other.max_tokens,
+            estimate_tokens,
+            carried_test(other.carried, other.stale),
+        )
+        assert ledger.summarize(other).text == fresh
+    assert len(bounds) == 5
+
+    class Learning:
+        def __init__(self) -> None:
+            self.scale = 1
+
+        def __call__(self, text: str) -> int:
+            return estimate_tokens(text) * self.scale
+
+    learning = Learning()
+    learner = LedgerSummarizer(count_text=learning)
+    before = learner.summarize(first).text
+    learning.scale = 50
+    assert learner.summarize(first).text != before  # asked again, not remembered

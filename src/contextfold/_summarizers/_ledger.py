@@ -18,6 +18,8 @@ Rules:
    if never extracted; the bound tests only the entries it reaches (`_ledger_bound`).
 7. A span read recently (the same messages under the same refs, the same pool) is not
    read again: its extraction is kept (the last few, exact: the messages are compared).
+   Nor is it bounded again: the ledger written from that very extraction with the same
+   previous text, bound, counter and card statements is kept too (the last few).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Final
 
 from .._content_cache import on_clear
 from .._messages import REF_PATTERN, Message
+from .._tokens._counters import _Accounted
 from ._ledger_bound import bound
 from ._ledger_carried import carried_test
 from ._ledger_extract import Extraction, extract
@@ -70,9 +73,15 @@ class LedgerSummarizer:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
         found = _SPANS.read(request.messages, refs, pool_size(request.max_tokens))
-        old = parse(request.previous) if request.previous else []
-        covered = carried_test(request.carried, request.stale)
-        text = bound(merge(old, found), request.max_tokens, self.count_text, covered)
+        key = (request.previous, request.max_tokens, self.count_text, request.carried)
+        key += (request.stale,)
+        text = _WRITTEN.get(found, key) if _pure(self.count_text) else None
+        if text is None:
+            old = parse(request.previous) if request.previous else []
+            covered = carried_test(request.carried, request.stale)
+            text = bound(merge(old, found), request.max_tokens, self.count_text, covered)
+            if _pure(self.count_text):
+                _WRITTEN.put(found, key, text)
         return SummaryResult(text, summarizer=self.name)
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResult:
@@ -116,11 +125,50 @@ class _Spans:
             self._data.clear()
 
 
+class _Written:
+    """The last few ledgers written (rule 7), by the extraction they were written from (the
+    very object, kept alive here) and everything else the text depends on."""
+
+    __slots__ = ("_data", "_lock", "size")
+
+    def __init__(self, size: int) -> None:
+        self._data: OrderedDict[tuple[int, tuple[object, ...]], tuple[Extraction, str]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+        self.size = size
+
+    def get(self, found: Extraction, key: tuple[object, ...]) -> str | None:
+        with self._lock:
+            kept = self._data.get((id(found), key))
+        return kept[1] if kept is not None and kept[0] is found else None
+
+    def put(self, found: Extraction, key: tuple[object, ...], text: str) -> None:
+        with self._lock:
+            self._data[(id(found), key)] = (found, text)
+            self._data.move_to_end((id(found), key))
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every ledger."""
+        with self._lock:
+            self._data.clear()
+
+
+def _pure(count: Callable[[str], int]) -> bool:
+    """Whether `count` gives the same number for the same text whenever it is asked: the
+    packaged counters do; a calibrated one learns, and a caller's own is not known to."""
+    return count is estimate_tokens or isinstance(getattr(count, "__self__", None), _Accounted)
+
+
 Messages = tuple[Message, ...]
 _SPANS: Final = _Spans(8)
 """Extractions are read-only once made: a stateless caller's next request folds mostly the
 same chunks (the same messages under the same refs), and reading them is most of the work."""
 on_clear(_SPANS.clear)
+_WRITTEN: Final = _Written(8)
+on_clear(_WRITTEN.clear)
 _TOKENS_PER_POOLED_VALUE: Final = 2
 _MIN_POOL: Final = 128
 
