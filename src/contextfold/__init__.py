@@ -82,6 +82,10 @@ if TYPE_CHECKING:
     from ._serve import (
         serve,
     )
+    from ._sessions import (
+        Resent,
+        Sessions,
+    )
     from ._storage import (
         ArchiveStore,
         MemoryStore,
@@ -193,7 +197,9 @@ __all__ = [
     "Problem",
     "Reasoning",
     "Report",
+    "Resent",
     "Role",
+    "Sessions",
     "SqliteStore",
     "Summarizer",
     "SummarizerError",
@@ -273,7 +279,9 @@ _LAZY: dict[str, str] = {
     "RECALL_TOOL_NAME": "._recall_tool",
     "Reasoning": "._messages",
     "Report": "._report",
+    "Resent": "._sessions",
     "Role": "._messages",
+    "Sessions": "._sessions",
     "SqliteStore": "._storage",
     "Summarizer": "._summarizers._protocol",
     "Summary": "._messages",

@@ -12,7 +12,7 @@ from contextfold._summarizers._ledger import estimate_tokens, merge, pool_size
 from contextfold._summarizers._ledger_bound import bound
 from contextfold._summarizers._ledger_carried import carried_test, without_carried
 from contextfold._summarizers._ledger_extract import Extraction, extract
-from contextfold._summarizers._ledger_text import Entry
+from contextfold._summarizers._ledger_text import Entry, parse
 
 from .test_ledger import agent, call, group_entries, result, text_entries, user
 
@@ -104,7 +104,8 @@ def test_a_ledger_written_before_is_reused_only_for_the_same_request(
     ledger = LedgerSummarizer()
     first = SummaryRequest(span, refs=refs, max_tokens=200)
     texts = [ledger.summarize(first).text, ledger.summarize(first).text]
-    assert len(bounds) == 1 and texts[0] == texts[1]
+    assert len(bounds) == 1
+    assert texts[0] == texts[1]
     for other in (
         SummaryRequest(span, refs=refs, max_tokens=199),
         SummaryRequest(span, refs=refs, max_tokens=200, stale=("My order id is ORD-1.",)),
@@ -112,7 +113,7 @@ def test_a_ledger_written_before_is_reused_only_for_the_same_request(
         SummaryRequest(span, refs=refs, max_tokens=200, previous="## Goals\n- ship it"),
     ):
         fresh = bound(
-            merge(_ledger.parse(other.previous) if other.previous else [], extract(span, refs, 128)),
+            merge(parse(other.previous) if other.previous else [], extract(span, refs, 128)),
             other.max_tokens,
             estimate_tokens,
             carried_test(other.carried, other.stale),

@@ -73,8 +73,8 @@ class LedgerSummarizer:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
         found = _SPANS.read(request.messages, refs, pool_size(request.max_tokens))
-        key = (request.previous, request.max_tokens, self.count_text, request.carried)
-        key += (request.stale,)
+        key: tuple[object, ...] = (request.previous, request.max_tokens, self.count_text)
+        key += (request.carried, request.stale)
         text = _WRITTEN.get(found, key) if _pure(self.count_text) else None
         if text is None:
             old = parse(request.previous) if request.previous else []
