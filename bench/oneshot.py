@@ -15,12 +15,17 @@ Rules:
 4. The stateless re-sender sends the whole history plus one new exchange each call, with
    `model="gpt-4o"` as a server would (caches warm from its earlier calls); its per-call
    time is compared with the cold call and with trim_messages on the same payloads.
+   The same re-sender through `cf.Sessions` (its history continues a ContextManager) runs
+   `--session-turns` calls (default 1,000) after its first: median and mean per call (the
+   mean pays for the compactions the manager runs now and then), against the same cold
+   one-shot call; every one of its views is checked to fit the budget.
 5. Start-up is measured in fresh processes: `-X importtime` for `import contextfold`, and
    the wall time of `contextfold compact` on the bundled example. Peak memory (tracemalloc)
    is compared with the size of the input's JSON text. Both start-up runs write bytecode
    (PYTHONDONTWRITEBYTECODE unset) after one warm-up run, as an installed package has it.
 
-Usage: .venv/bin/python -m bench.oneshot [--size N] [--rounds R] [--turns T] [--no-write]
+Usage: .venv/bin/python -m bench.oneshot [--size N] [--rounds R] [--turns T]
+       [--session-turns S] [--no-write]
 """
 
 from __future__ import annotations
@@ -189,6 +194,10 @@ class Result:
     resend: dict[str, list[float]] = field(default_factory=dict)
     resend_cold: float = 0.0
     turns: int = 0
+    sessions: list[float] = field(default_factory=list)
+    """CPU seconds of each `cf.Sessions` call after its first."""
+    sessions_first: float = 0.0
+    sessions_compactions: int = 0
     imports: list[float] = field(default_factory=list)
     cli: list[float] = field(default_factory=list)
     cli_cpu: list[float] = field(default_factory=list)
@@ -254,6 +263,26 @@ def measure_resend(size: int, turns: int, enc: Any, out: Result) -> None:
         for name, seconds_ in interleaved(runs, 1).items():
             times[name] += seconds_
     out.resend, out.turns = times, turns
+
+
+def measure_sessions(size: int, turns: int, out: Result) -> None:
+    """Rule 4 through `cf.Sessions`: `turns` calls after a first, each view checked."""
+    messages = history(size, 7)
+    budget = max(1, bl.exact_tokens(messages) // 4)
+    stream = exchanges(99)
+    cf.clear_caches()
+    sessions: cf.Sessions[Wire] = cf.Sessions(budget, "gpt-4o")
+    out.sessions_first = cpu(lambda: sessions.view(messages))
+    for _ in range(turns):
+        messages = messages + _next_exchange(stream)
+        box: list[cf.Resent[Wire]] = []
+        out.sessions.append(cpu(lambda h=messages, b=box: b.append(sessions.view(h))))
+        resent = box[0]
+        if not resent.continued:
+            raise SystemExit("bench.oneshot: a re-sent history did not continue its session")
+        if cf.count_tokens(resent.messages, model="gpt-4o") > budget:
+            raise SystemExit("bench.oneshot: a Sessions view is over its budget")
+        out.sessions_compactions += resent.report is not None
 
 
 def _resend_runs(
@@ -373,6 +402,29 @@ def _resend_lines(result: Result) -> list[str]:
         f"contextfold per call / cold call: {per_call / result.resend_cold:.0%} (target <= 5%); "
         f"/ trim_messages approximate: {median_ratio(cf_times, result.resend[LC_CHEAP]):.1f}x.",
         "",
+        *_sessions_lines(result),
+    ]
+
+
+def _sessions_lines(result: Result) -> list[str]:
+    if not result.sessions:
+        return []
+    median = statistics.median(result.sessions)
+    mean = statistics.fmean(result.sessions)
+    cheap = statistics.median(result.resend[LC_CHEAP])
+    return [
+        f"The same re-sender through `cf.Sessions`: first call {seconds(result.sessions_first)}, "
+        f"then {len(result.sessions):,} calls, {result.sessions_compactions} of which compacted; "
+        f"every view fit the budget.",
+        "",
+        *table(
+            ["per call", "CPU", "/ cold one-shot call", "/ trim_messages approximate"],
+            [
+                [name, seconds(t), f"{t / result.resend_cold:.2%}", f"{t / cheap:.2f}x"]
+                for name, t in (("median", median), ("mean", mean), ("max", max(result.sessions)))
+            ],
+        ),
+        "",
     ]
 
 
@@ -403,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--session-turns", type=int, default=1_000)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     enc = bl.encoding()
@@ -415,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     measure_synthetic(args.size, args.rounds, enc, result)
     measure_corpus(args.rounds, enc, result)
     measure_resend(args.size, args.turns, enc, result)
+    measure_sessions(args.size, args.session_turns, result)
     command = "python -m bench.oneshot " + " ".join(argv if argv is not None else sys.argv[1:])
     text = section(result, command.strip())
     print(text)
