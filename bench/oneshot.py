@@ -43,6 +43,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -276,13 +277,17 @@ def measure_sessions(size: int, turns: int, out: Result) -> None:
     for _ in range(turns):
         messages = messages + _next_exchange(stream)
         box: list[cf.Resent[Wire]] = []
-        out.sessions.append(cpu(lambda h=messages, b=box: b.append(sessions.view(h))))
+        out.sessions.append(cpu(partial(_view_into, sessions, messages, box)))
         resent = box[0]
         if not resent.continued:
             raise SystemExit("bench.oneshot: a re-sent history did not continue its session")
         if cf.count_tokens(resent.messages, model="gpt-4o") > budget:
             raise SystemExit("bench.oneshot: a Sessions view is over its budget")
         out.sessions_compactions += resent.report is not None
+
+
+def _view_into(sessions: cf.Sessions[Wire], history: list[Wire], box: list[Any]) -> None:
+    box.append(sessions.view(history))
 
 
 def _resend_runs(
