@@ -164,3 +164,25 @@ def test_views_match_one_manager_fed_the_new_messages(
         sent = end
         assert resent.messages == reference.view()
         assert cf.count_tokens(resent.messages, model="gpt-4o") <= budget
+
+
+def test_threads_sharing_one_sessions_get_the_views_of_sequential_calls() -> None:
+    """Rule 5: calls from many threads are serialized; each conversation's views are the
+    ones it gets alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    conversations = [history([40 + 9 * k] * 8) for k in range(4)]
+    ends = list(range(5, len(conversations[0]) + 1, 6))
+    alone = []
+    for full in conversations:
+        single: Sessions[Wire] = Sessions(900, "gpt-4o")
+        alone.append([single.view(full[:end]).messages for end in ends])
+    shared: Sessions[Wire] = Sessions(900, "gpt-4o")
+
+    def run(full: list[Wire]) -> list[list[Wire]]:
+        return [shared.view(full[:end]).messages for end in ends]
+
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(run, conversations))
+    assert together == alone
+    assert len(shared) == 4

@@ -131,7 +131,7 @@ def _with_output(code: str, printed: list[str]) -> str:
 def test_python_blocks_run_and_print_what_they_show(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     found = blocks("python")
-    assert len(found) == 5
+    assert len(found) == 6
     printed = [_printed(code, number) for number, code in enumerate(found, 1)]
     if UPDATE:
         rewrite("python", lambda n, body: _with_output(body, printed[n]))
