@@ -3,14 +3,18 @@
 Rules:
 1. A Plan gives one Action per unit; its spans are the maximal runs of equal actions and
    concatenated in order they reproduce the units exactly (invariant I8).
-2. Costs are token counts the engine measured (or bounded from above) before planning,
-   so the planner itself never counts, reads or writes anything.
+2. Costs are token counts the engine measures (or bounds from above); the planner itself
+   never counts, reads or writes anything. A unit's flags are known up front, its token
+   costs may be measured when the planner first asks (`Costs.measure`), and `Costs.floor`
+   bounds them from below without measuring: the planner asks only for what decides.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol
 
 
 class Action(Enum):
@@ -57,6 +61,59 @@ class UnitCost:
     """A user turn that states something the card carries once it leaves: it stays in view
     only while no newer such turn has left, so every user turn in view is newer than what
     the card holds (a restatement in view may then retire the card's older value)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFlags:
+    """What the planner knows of a unit before measuring it (see UnitCost)."""
+
+    protection: Protection = Protection.NONE
+    droppable: bool = False
+    foldable: bool = True
+    states: bool = False
+
+
+class Costs(Protocol):
+    """The units' costs as the planner reads them: flags at once, tokens on demand."""
+
+    def __len__(self) -> int:
+        """Number of units."""
+        ...
+
+    def flags(self, unit: int) -> UnitFlags:
+        """The unit's protection and marks (cheap)."""
+        ...
+
+    def measure(self, unit: int) -> UnitCost:
+        """The unit's exact costs (may count; asked at most once per unit and plan)."""
+        ...
+
+    def floor(self, unit: int) -> int:
+        """A lower bound of the unit's tokens under any action but fold and drop (cheap)."""
+        ...
+
+
+class KnownCosts:
+    """Costs measured beforehand: a plain list of UnitCost seen through `Costs`."""
+
+    __slots__ = ("_costs",)
+
+    def __init__(self, costs: Sequence[UnitCost]) -> None:
+        self._costs = costs
+
+    def __len__(self) -> int:
+        return len(self._costs)
+
+    def flags(self, unit: int) -> UnitFlags:
+        c = self._costs[unit]
+        return UnitFlags(c.protection, c.droppable, c.foldable, c.states)
+
+    def measure(self, unit: int) -> UnitCost:
+        return self._costs[unit]
+
+    def floor(self, unit: int) -> int:
+        c = self._costs[unit]
+        return min(x for x in (c.tokens, c.pruned, c.masked, c.trimmed) if x is not None)
 
 
 @dataclass(frozen=True, slots=True)

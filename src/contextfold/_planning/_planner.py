@@ -1,7 +1,8 @@
 """The pure planner: unit costs + budget + steps -> one action per unit.
 
 Rules:
-1. Sans-I/O: data in, a Plan out. No counting, clock, environment or logging here.
+1. Sans-I/O: data in, a Plan out. No clock, environment or logging here; token costs come
+   only through `Costs.measure`, asked for the units whose costs decide the plan (rule 7).
 2. Units never split: an action applies to a whole unit (a turn with all its results).
 3. Order of work, cheapest first, stopping as soon as the messages fit:
    drop units the caller marked droppable; prune; mask; fold the oldest span into the
@@ -21,6 +22,12 @@ Rules:
    are newer than everything on the card.
 6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
    budget, newest first, so the newest output is cut only as much as the room requires.
+7. Measured on demand, the same plan: whether the messages fit is settled by measuring
+   units newest first until those alone are over the goal; prune and mask passes that the
+   fold would undo (a summarize step follows and even every unit at its cheapest would
+   not fit) are skipped, which the newest-first scan that finds the fold's cut shows; a
+   removed unit is measured in the relax pass only when its floor could fit. Every choice
+   is the one made with every cost known (checked against tests/planning/reference_planner).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from collections.abc import Iterable, Sequence
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
-from ._plan import Action, Plan, PlanBudget, Protection, UnitCost
+from ._plan import Action, Costs, KnownCosts, Plan, PlanBudget, Protection, UnitCost
 
 _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.KEEP,
@@ -43,13 +50,22 @@ _GONE = (_FOLD, _DROP)
 
 
 class _Work:
-    """Actions chosen so far and the running token estimate."""
+    """Actions chosen so far and the running token estimate (rule 7: units are measured
+    when first needed; until then a unit kept whole counts as open, at least 0 tokens)."""
 
-    def __init__(self, costs: Sequence[UnitCost], budget: PlanBudget) -> None:
+    def __init__(self, costs: Costs, budget: PlanBudget) -> None:
+        n = len(costs)
         self.costs = costs
+        self.flags = [costs.flags(i) for i in range(n)]
         self.budget = budget
-        self.actions = [_KEEP] * len(costs)
-        self.body = sum(c.tokens for c in costs)
+        self.actions = [_KEEP] * n
+        self._measured: list[UnitCost | None] = [None] * n
+        self._open = [True] * n
+        """Kept whole and not yet measured: its tokens are not in `known`."""
+        self._n_open = n
+        self._newest_open = n - 1
+        self.known = 0
+        """Exact tokens of every unit that is not open, under its action."""
         self.folded = 0
         self.dropped = 0
         self.runs = 0
@@ -60,30 +76,62 @@ class _Work:
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
         )
-        self._table: dict[Action, list[int | None]] = {
-            _KEEP: [c.tokens for c in costs],
-            _PRUNE: [c.pruned for c in costs],
-            _MASK: [c.masked for c in costs],
-            _TRIM: [c.trimmed for c in costs],
-            _FOLD: [0 if c.foldable else None for c in costs],
-            _DROP: [0] * len(costs),
-        }
         preambles = (budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped)
         small = budget.preamble_folded_small
         self.least_preamble = min(preambles if small is None else (*preambles, small))
         """No outcome's preamble costs less: a bound for the relax pass's quick refusal."""
 
+    def measure(self, i: int) -> UnitCost:
+        measured = self._measured[i]
+        if measured is None:
+            measured = self._measured[i] = self.costs.measure(i)
+            if self._open[i]:
+                self._open[i] = False
+                self._n_open -= 1
+                self.known += measured.tokens
+        return measured
+
     def cost(self, i: int, action: Action) -> int | None:
         """Tokens of unit i under `action`, None when the action does not apply."""
-        return self._table[action][i]
+        if action is _FOLD:
+            return 0 if self.flags[i].foldable else None
+        if action is _DROP:
+            return 0
+        c = self.measure(i)
+        match action:
+            case Action.KEEP:
+                return c.tokens
+            case Action.PRUNE:
+                return c.pruned
+            case Action.MASK:
+                return c.masked
+            case _:
+                return c.trimmed
+
+    @property
+    def body(self) -> int:
+        """Exact tokens of the messages under the chosen actions (measures open units)."""
+        while self._n_open:
+            self.measure(self._next_open())
+        return self.known
+
+    def _next_open(self) -> int:
+        """The newest open unit."""
+        while not self._open[self._newest_open]:
+            self._newest_open -= 1
+        return self._newest_open
 
     def set(self, i: int, action: Action) -> None:
         old = self.actions[i]
         new_cost = self.cost(i, action)
-        old_cost = self.cost(i, old)
         assert new_cost is not None
-        assert old_cost is not None
-        self.body += new_cost - old_cost
+        if self._open[i] and action in _GONE:  # leaves unmeasured: its tokens never counted
+            self._open[i] = False
+            self._n_open -= 1
+        else:
+            old_cost = self.cost(i, old)
+            assert old_cost is not None
+            self.known += new_cost - old_cost
         self.folded += (action is _FOLD) - (old is _FOLD)
         self.dropped += (action is _DROP) - (old is _DROP)
         gone, was_gone = action in _GONE, old in _GONE
@@ -95,19 +143,33 @@ class _Work:
     def _gone(self, i: int) -> int:
         return int(0 <= i < len(self.actions) and self.actions[i] in _GONE)
 
-    def preamble(self) -> int:
-        if self.folded:
+    def preamble(self, folded: int | None = None, dropped: int | None = None) -> int:
+        """The preamble now, or with `folded` and `dropped` units instead."""
+        folded = self.folded if folded is None else folded
+        dropped = self.dropped if dropped is None else dropped
+        if folded:
             small = self.budget.preamble_folded_small
             return small if self.small and small is not None else self.budget.preamble_folded
-        if self.dropped:
+        if dropped:
             return self.budget.preamble_dropped
         return self.budget.preamble_kept
 
+    def overhead(self) -> int:
+        """Tokens beside the messages: the preamble and a bridge per removed run."""
+        return self.preamble() + self.runs * self.budget.bridge
+
     def estimate(self) -> int:
-        return self.body + self.preamble() + self.runs * self.budget.bridge
+        return self.body + self.overhead()
 
     def fits(self) -> bool:
-        return self.estimate() <= self.goal
+        """Whether the estimate is within the goal, measuring newest first only until the
+        measured units alone are over it (rule 7)."""
+        extra = self.overhead()
+        while self.known + extra <= self.goal:
+            if not self._n_open:
+                return True
+            self.measure(self._next_open())
+        return False
 
     def would_fit(self, i: int, action: Action) -> bool:
         old = self.actions[i]
@@ -116,20 +178,33 @@ class _Work:
         self.set(i, old)
         return ok
 
+    def overhead_if_kept(self, i: int) -> int:
+        """The overhead if removed unit `i` came back: its run shrinks, vanishes or splits."""
+        action = self.actions[i]
+        folded = self.folded - (action is _FOLD)
+        dropped = self.dropped - (action is _DROP)
+        runs = self.runs - 1 + self._gone(i - 1) + self._gone(i + 1)
+        return self.preamble(folded, dropped) + runs * self.budget.bridge
+
 
 def plan(
-    costs: Sequence[UnitCost], budget: PlanBudget, steps: Chain, tail_share: float = 0.5
+    costs: Sequence[UnitCost] | Costs,
+    budget: PlanBudget,
+    steps: Chain,
+    tail_share: float = 0.5,
 ) -> Plan:
-    """Choose an action for every unit so the messages fit `budget.available` (rules 1-5)."""
-    work = _Work(costs, budget)
+    """Choose an action for every unit so the messages fit `budget.available` (rules 1-7)."""
+    work = _Work(KnownCosts(costs) if isinstance(costs, Sequence) else costs, budget)
     if work.fits():
-        return _result(work, len(costs), "fits without compaction")
-    tail_start = _tail_start(costs, budget, steps, tail_share)
-    old = [i for i in range(tail_start) if costs[i].protection is Protection.NONE]
-    _greedy(work, (i for i in old if costs[i].droppable), _DROP)
-    for step in steps.steps:
+        return _result(work, len(work.actions), "fits without compaction")
+    tail_start = _tail_start(work, steps, tail_share)
+    old = [i for i in range(tail_start) if work.flags[i].protection is Protection.NONE]
+    _greedy(work, (i for i in old if work.flags[i].droppable), _DROP)
+    for k, step in enumerate(steps.steps):
         if work.fits():
             break
+        if _undone_by_fold(work, old, steps.steps[k:], steps):
+            continue
         _apply(work, step, old, steps)
     if not work.fits():
         work.goal = work.limit
@@ -155,22 +230,23 @@ def _apply(
             _greedy(work, old, _DROP)
 
 
-def _tail_start(
-    costs: Sequence[UnitCost], budget: PlanBudget, steps: Chain, tail_share: float
-) -> int:
+def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
     """Index of the oldest unit of the verbatim recent tail (rule 4)."""
-    protected = sum(c.tokens for c in costs if c.protection is not Protection.NONE)
+    budget, flags = work.budget, work.flags
+    protected = sum(
+        work.measure(i).tokens for i, f in enumerate(flags) if f.protection is not Protection.NONE
+    )
     preamble = budget.preamble_folded if steps.get("summarize") else budget.preamble_dropped
     room = budget.available - protected - preamble
     limit = max(0, min(int(tail_share * budget.available), room))
     used = 0
-    start = len(costs)
-    for i in range(len(costs) - 1, -1, -1):
-        c = costs[i]
-        if c.protection is Protection.NONE:
-            if used + c.tokens > limit:
+    start = len(flags)
+    for i in range(len(flags) - 1, -1, -1):
+        if flags[i].protection is Protection.NONE:
+            tokens = work.measure(i).tokens
+            if used + tokens > limit:
                 break
-            used += c.tokens
+            used += tokens
         start = i
     return start
 
@@ -186,29 +262,81 @@ def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
             work.set(i, action)
 
 
-def _cheapest(work: _Work, i: int, steps: Chain) -> int:
-    cost = work.costs[i]
-    options = [cost.tokens]
-    if steps.get("prune") and cost.pruned is not None:
-        options.append(cost.pruned)
-    if steps.get("mask") and cost.masked is not None:
-        options.append(cost.masked)
-    return min(options)
+def _cheapest(work: _Work, i: int, actions: Sequence[Action], now: bool = False) -> int:
+    """Unit i's tokens whole (or, with `now`, under its current action) or under the
+    cheapest of `actions` that applies."""
+    options = [work.cost(i, work.actions[i] if now else _KEEP)]
+    options += [work.cost(i, a) for a in actions]
+    return min(x for x in options if x is not None)
+
+
+def _passes(steps: Chain) -> list[Action]:
+    """The lighter actions the fold considers (the chain's prune and mask)."""
+    return [a for a, name in ((_PRUNE, "prune"), (_MASK, "mask")) if steps.get(name)]
+
+
+def _foldable(work: _Work, old: list[int]) -> list[int]:
+    return [i for i in old if work.flags[i].foldable and work.actions[i] is not _DROP]
+
+
+def _rest(work: _Work, units: list[int]) -> int:
+    """Exact tokens of every unit outside `units`, under its action."""
+    inside = set(units)
+    total = 0
+    for i, action in enumerate(work.actions):
+        if i not in inside:
+            cost = work.cost(i, action)
+            assert cost is not None
+            total += cost
+    return total
+
+
+def _over(
+    work: _Work, units: list[int], actions: Sequence[Action], room: int, now: bool = False
+) -> int | None:
+    """Newest first, the first position in `units` whose suffix at its cheapest under
+    `actions` is over `room` (None when the whole suffix fits): only these are measured."""
+    total = 0
+    for j in range(len(units) - 1, -1, -1):
+        total += _cheapest(work, units[j], actions, now)
+        if total > room:
+            return j
+    return None
+
+
+def _undone_by_fold(
+    work: _Work, old: list[int], rest: Sequence[Prune | Mask | Summarize | Drop], steps: Chain
+) -> bool:
+    """Whether the prune or mask pass `rest[0]` would be undone by a summarize step that
+    follows: only prune and mask passes lie between them, every old unit may fold, and
+    even at its cheapest under them no unit set can fit, so the passes never stop early
+    and the fold resets every unit they touched (rule 7)."""
+    between = 0
+    while between < len(rest) and isinstance(rest[between], Prune | Mask):
+        between += 1
+    if between == 0 or between == len(rest) or not isinstance(rest[between], Summarize):
+        return False
+    if any(not work.flags[i].foldable for i in old if work.actions[i] is not _DROP):
+        return False
+    units = _foldable(work, old)
+    passes = [_PRUNE if isinstance(s, Prune) else _MASK for s in rest[:between]]
+    room = work.goal - _rest(work, units) - work.overhead()
+    return room < 0 or _over(work, units, passes, room, now=True) is not None
 
 
 def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
     """Fold the fewest oldest units that make the rest fit at their cheapest (rule 3)."""
-    units = [i for i in old if work.costs[i].foldable and work.actions[i] is not _DROP]
+    units = _foldable(work, old)
     if not units:
         return
-    current = sum(work.cost(i, work.actions[i]) or 0 for i in units)
-    rest = work.body - current
-    suffix = [0] * (len(units) + 1)
-    for j in range(len(units) - 1, -1, -1):
-        suffix[j] = suffix[j + 1] + _cheapest(work, units[j], steps)
-    room = work.budget.available - work.budget.preamble_folded - rest
-    needed = next((k for k in range(1, len(units) + 1) if suffix[k] <= room), len(units))
-    k = min(len(units), max(needed, eviction.count(len(units))))
+    room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
+    n = len(units)
+    if room < 0:
+        needed = n
+    else:
+        over = _over(work, units[1:], _passes(steps), room)
+        needed = 1 if over is None else over + 2
+    k = min(n, max(needed, eviction.count(n)))
     for j, i in enumerate(units):
         work.set(i, _FOLD if j < k else _KEEP)
     remaining = units[k:]
@@ -221,11 +349,11 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
 def _last_resort(work: _Work, steps: Chain) -> None:
     """Toward the limit: fold or drop the recent tail, shrink the summary, let the protected
     tail yield, drop the folded span (rule 3)."""
-    n = len(work.costs)
+    n = len(work.actions)
     open_units = [
         i
         for i in range(n)
-        if work.costs[i].protection is Protection.NONE and work.actions[i] not in (_FOLD, _DROP)
+        if work.flags[i].protection is Protection.NONE and work.actions[i] not in _GONE
     ]
     if steps.get("summarize"):
         _greedy(work, open_units, _FOLD)
@@ -243,7 +371,7 @@ def _last_resort(work: _Work, steps: Chain) -> None:
 
 
 def _tail(work: _Work) -> list[int]:
-    return [i for i, c in enumerate(work.costs) if c.protection is Protection.TAIL]
+    return [i for i, f in enumerate(work.flags) if f.protection is Protection.TAIL]
 
 
 def _yield_tail(work: _Work, steps: Chain) -> None:
@@ -274,12 +402,12 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
         newer_gone = False  # a newer stating user turn has left (UnitCost.states)
-        for i in range(len(work.costs) - 1, -1, -1):
-            cost, action = work.costs[i], work.actions[i]
-            held = action is _KEEP or (action is _FOLD and not folds) or cost.droppable
-            if not held and (allowed is None or i in allowed) and not (cost.states and newer_gone):
+        for i in range(len(work.actions) - 1, -1, -1):
+            flags, action = work.flags[i], work.actions[i]
+            held = action is _KEEP or (action is _FOLD and not folds) or flags.droppable
+            if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
                 changed = _relax_one(work, i, steps) or changed
-            newer_gone = newer_gone or (cost.states and work.actions[i] in _GONE)
+            newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
 
 
 def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
@@ -297,18 +425,15 @@ def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
 
 
 def _cannot_return(work: _Work, i: int) -> bool:
-    """Whether removed unit `i` fits under no action at all: even its cheapest cost with
-    the cheapest preamble and one removed run fewer is over the goal. Only a quick way
-    to the answer `_relax_one` would reach by trying each action."""
-    c = work.costs[i]
-    cheapest = min(x for x in (c.tokens, c.pruned, c.masked, c.trimmed) if x is not None)
-    runs = max(0, work.runs - 1) * work.budget.bridge
-    return work.body + cheapest + work.least_preamble + runs > work.goal
+    """Whether removed unit `i` fits under no action at all: even its floor, with the
+    preamble and runs its return would leave, is over the goal. Only a quick way to the
+    answer `_relax_one` would reach by trying each action, without measuring the unit."""
+    return work.body + work.costs.floor(i) + work.overhead_if_kept(i) > work.goal
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
     """A unit's actions from the lightest: a tail unit trims rather than prunes."""
-    middle = _TRIM if work.costs[i].protection is Protection.TAIL else _PRUNE
+    middle = _TRIM if work.flags[i].protection is Protection.TAIL else _PRUNE
     return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
 
 
@@ -319,7 +444,11 @@ def _reason(work: _Work) -> str:
     estimate = work.estimate()
     if estimate <= work.budget.available:
         return "compacted to the target"
-    protected = sum(c.tokens for c in work.costs if c.protection is not Protection.NONE)
+    protected = sum(
+        work.measure(i).tokens
+        for i, f in enumerate(work.flags)
+        if f.protection is not Protection.NONE
+    )
     need = f"protected messages need {protected} tokens and the preamble {work.preamble()}"
     if estimate <= work.limit:
         return f"compacted within the budget but above the target: {need}"
@@ -329,7 +458,9 @@ def _reason(work: _Work) -> str:
 def _result(work: _Work, tail_start: int, reason: str) -> Plan:
     estimate = work.estimate()
     allowances = _allowances(work)
-    extra = sum(a - (work.costs[i].trimmed or 0) for i, a in enumerate(allowances) if a is not None)
+    extra = sum(
+        a - (work.measure(i).trimmed or 0) for i, a in enumerate(allowances) if a is not None
+    )
     return Plan(
         tuple(work.actions),
         estimate,
@@ -350,8 +481,10 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     slack = max(0, work.limit - work.estimate())
     out: list[int | None] = [None] * len(work.actions)
     for i in range(len(work.actions) - 1, -1, -1):
-        cost = work.costs[i]
-        if work.actions[i] is _TRIM and cost.trimmed is not None:
+        if work.actions[i] is not _TRIM:
+            continue
+        cost = work.measure(i)
+        if cost.trimmed is not None:
             extra = min(slack, max(0, cost.tokens - cost.trimmed))
             out[i] = cost.trimmed + extra
             slack -= extra

@@ -9,7 +9,11 @@ Rules:
    and each part: text-like parts their text, tool calls their id, name and arguments plus
    framing, tool results their call id and inner parts, images their provider formula,
    opaque parts their JSON text.
-3. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
+3. `floor(message)` bounds `message(message)` from below without encoding text: with a
+   `floor_text` (pre-tokenizers that never put two runs of non-space characters in one
+   piece, as every OpenAI encoding's does) a text costs at least one token per such run;
+   without one, text counts as 0. Framing, roles and names are counted as usual.
+4. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
    loop recounts the same history every turn, and that must cost dictionary lookups. The
    bound must exceed the distinct texts of the largest history compacted at once (about
    1.75 per message): a compaction reads every count several times in order, and an LRU
@@ -44,7 +48,7 @@ from ._images import ImageRule, image_size, image_tokens
 from ._profiles import Overheads, ToolCosts
 from ._protocol import ConversationCounter, TokenCounter
 
-__all__ = ["Accountant", "count_conversation", "fixed_overhead"]
+__all__ = ["Accountant", "count_conversation", "fixed_overhead", "runs_of_non_space"]
 
 DEFAULT_CACHE_SIZE = 1 << 18
 """Distinct texts remembered: a 50,000-message history has about 90,000 (bench/speed.py)."""
@@ -53,7 +57,7 @@ DEFAULT_CACHE_SIZE = 1 << 18
 class Accountant:
     """Applies one overhead profile and image rule on top of a text counter."""
 
-    __slots__ = ("count_text", "images", "overheads")
+    __slots__ = ("count_text", "floor_text", "images", "overheads")
 
     def __init__(
         self,
@@ -62,13 +66,18 @@ class Accountant:
         images: ImageRule,
         *,
         cache_size: int = DEFAULT_CACHE_SIZE,
+        floor_text: Callable[[str], int] | None = None,
     ) -> None:
         scale = overheads.text_scale
 
         def scaled(text: str) -> int:
             return math.ceil(count_text(text) * scale) if text else 0
 
+        def floored(text: str) -> int:
+            return math.ceil(floor_text(text) * scale) if floor_text and text else 0
+
         self.count_text: Callable[[str], int] = lru_cache(maxsize=cache_size)(scaled)
+        self.floor_text: Callable[[str], int] = floored
         self.overheads = overheads
         self.images = images
 
@@ -81,6 +90,31 @@ class Accountant:
         if message.name is not None:
             total += profile.per_name + self.count_text(message.name)
         return total
+
+    def floor(self, message: Message) -> int:
+        """A lower bound of `message(message)` that encodes no text (rule 3)."""
+        profile = self.overheads
+        total = profile.per_message + sum(self._part_floor(p) for p in message.parts)
+        if profile.count_role:
+            total += self.count_text(message.role)
+        if message.name is not None:
+            total += profile.per_name + self.count_text(message.name)
+        return total
+
+    def _part_floor(self, part: Part) -> int:
+        floor = self.floor_text
+        match part:
+            case Text() | Marker() | Summary() | Card() | Reasoning():
+                return floor(part.text)
+            case ToolCall():
+                framing = self.overheads.per_tool_call
+                return framing + floor(part.id) + floor(part.name) + floor(part.arguments)
+            case ToolResult():
+                return floor(part.call_id) + sum(self._part_floor(p) for p in part.parts)
+            case Image() | Opaque():
+                return 0
+            case _:
+                assert_never(part)
 
     def part(self, part: Part) -> int:
         """Tokens one part costs."""
@@ -137,6 +171,18 @@ class Accountant:
             total += costs.enum_init + sum(costs.enum_item + self.count_text(str(v)) for v in enum)
         rest = {k: v for k, v in schema.items() if k not in ("type", "description", "enum")}
         return total + (self.count_text(_json(rest)) if rest else 0)
+
+
+_NOT_SPACE_TO_TIKTOKEN = str.maketrans("\x1c\x1d\x1e\x1f", "____")
+"""Separators Python splits on but tiktoken's `\\s` does not match (not White_Space)."""
+
+
+def runs_of_non_space(text: str) -> int:
+    """Maximal runs of non-white-space characters in `text`: a lower bound of the tokens of
+    any encoding whose pre-tokenizer never joins two of them in one piece (rule 3)."""
+    if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
+        text = text.translate(_NOT_SPACE_TO_TIKTOKEN)
+    return len(text.split())
 
 
 @lru_cache(maxsize=256)

@@ -29,7 +29,7 @@ from typing import Final
 from .._errors import ConfigurationError
 from .._messages import Conversation, Message
 from ._accounting import fixed_overhead
-from ._protocol import ConversationCounter, TokenCounter
+from ._protocol import BoundedCounter, ConversationCounter, TokenCounter
 
 __all__ = ["CalibratedCounter"]
 
@@ -135,6 +135,13 @@ class CalibratedCounter:
     def count(self, message: Message) -> int:
         """Tokens `message` costs, corrected."""
         return math.ceil(self.inner.count(message) * self._scale())
+
+    def count_floor(self, message: Message) -> int:
+        """A lower bound of `count(message)`: the inner counter's, corrected (0 when the
+        inner counter has none)."""
+        if not isinstance(self.inner, BoundedCounter):
+            return 0
+        return math.ceil(self.inner.count_floor(message) * self._scale())
 
     def fixed_overhead(self, conversation: Conversation) -> int:
         """The inner counter's fixed overhead, corrected, plus the learned offset."""

@@ -3,9 +3,13 @@
 Rules:
 1. Each counter is built from data (an Encoding, a Tokenizer), never from a path or URL;
    `HFTokenizerCounter.from_file` is a convenience that reads the file and hands over data.
-2. Every counter has a `name` for reports and the same three methods: `count_text(text)`,
-   `count(message)` (overhead included) and `fixed_overhead(conversation)`; the shared
-   arithmetic lives in `Accountant`, held by composition.
+2. Every counter has a `name` for reports and the same four methods: `count_text(text)`,
+   `count(message)` (overhead included), `count_floor(message)` (a cheap lower bound) and
+   `fixed_overhead(conversation)`; the shared arithmetic lives in `Accountant`, held by
+   composition.
+4. The floor counts a token per run of non-space characters only for tokenizers whose
+   pre-tokenizer never joins two runs in one piece: OpenAI's encodings (and the heuristic,
+   which is o200k's). Other tokenizers' floors count framing only.
 3. Optional libraries (tiktoken, tokenizers) are imported only when such a counter is built;
    a missing one raises TokenizerError saying which extra to install.
 """
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING
 from .._adapters import check_format
 from .._errors import ConfigurationError, TokenizerError
 from .._messages import Conversation, Message
-from ._accounting import DEFAULT_CACHE_SIZE, Accountant
+from ._accounting import DEFAULT_CACHE_SIZE, Accountant, runs_of_non_space
 from ._heuristic import count_text as heuristic_count
 from ._images import image_rule_for
 from ._load import encoding as load_encoding
@@ -34,12 +38,20 @@ if TYPE_CHECKING:
 __all__ = ["HFTokenizerCounter", "HeuristicCounter", "TiktokenCounter"]
 
 
+_SPLIT_AT_SPACES = frozenset(
+    {"o200k_base", "o200k_harmony", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"}
+)
+"""tiktoken encodings whose pre-tokenizer keeps runs of non-space characters apart (rule 4)."""
+
+
 def _accountant(
     count_text: Callable[[str], int],
     format: str,
     model: str | None,
     cache_size: int,
+    *,
     margin: float = 1.0,
+    floor_text: Callable[[str], int] | None = None,
 ) -> Accountant:
     """The shared arithmetic for one text counter, format and model."""
     fmt = check_format(format)
@@ -47,7 +59,7 @@ def _accountant(
     overheads = overheads_for(fmt, model)
     if margin != 1.0:
         overheads = replace(overheads, text_scale=overheads.text_scale * margin)
-    return Accountant(count_text, overheads, images, cache_size=cache_size)
+    return Accountant(count_text, overheads, images, cache_size=cache_size, floor_text=floor_text)
 
 
 class _Accounted:
@@ -64,6 +76,10 @@ class _Accounted:
     def count(self, message: Message) -> int:
         """Tokens `message` costs, framing included."""
         return self._acct.message(message)
+
+    def count_floor(self, message: Message) -> int:
+        """A lower bound of `count(message)` that encodes no text (rule 4)."""
+        return self._acct.floor(message)
 
     def fixed_overhead(self, conversation: Conversation) -> int:
         """Reply priming plus tool definitions."""
@@ -90,7 +106,9 @@ class HeuristicCounter(_Accounted):
         if not 1.0 <= margin <= 2.0:
             raise ConfigurationError(f"margin must be in [1, 2], got {margin}")
         self.name = name
-        self._acct = _accountant(heuristic_count, format, model, cache_size, margin)
+        self._acct = _accountant(
+            heuristic_count, format, model, cache_size, margin=margin, floor_text=runs_of_non_space
+        )
 
     def __repr__(self) -> str:
         return f"HeuristicCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
@@ -111,7 +129,9 @@ class TiktokenCounter(_Accounted):
     ) -> None:
         self.encoding = load_encoding(encoding) if isinstance(encoding, str) else encoding
         self.name = f"tiktoken:{self.encoding.name}"
-        self._acct = _accountant(self._encode_len, format, model, cache_size)
+        split = self.encoding.name in _SPLIT_AT_SPACES
+        floor = runs_of_non_space if split else None
+        self._acct = _accountant(self._encode_len, format, model, cache_size, floor_text=floor)
 
     def __repr__(self) -> str:
         return f"TiktokenCounter(name={self.name!r}, format={self._acct.overheads.format!r})"

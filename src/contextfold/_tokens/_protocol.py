@@ -17,6 +17,16 @@ class TokenCounter(Protocol):
 
 
 @runtime_checkable
+class BoundedCounter(TokenCounter, Protocol):
+    """A TokenCounter that can also bound a message's count from below, cheaply: compaction
+    then counts exactly only the messages whose counts decide where to cut."""
+
+    def count_floor(self, message: Message) -> int:
+        """A lower bound of `count(message)`, much cheaper than counting."""
+        ...
+
+
+@runtime_checkable
 class ConversationCounter(TokenCounter, Protocol):
     """A TokenCounter that also knows its per-request overhead and names itself in reports."""
 

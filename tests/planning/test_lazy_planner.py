@@ -1,0 +1,119 @@
+"""Measured on demand, the same plan: the planner against its reference with every cost known.
+
+`reference_planner.py` is the planner as it was before it measured lazily (costs as a
+list, every unit measured up front). Given any costs and any floors no larger than a
+unit's cheapest cost, the lazy planner must choose exactly the same plan, and a plan that
+folds deep into a long history must measure only the units near the cut.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import chain, drop, evict_fraction, mask, prune, retain_last, summarize
+from contextfold._planning._plan import PlanBudget, Protection, UnitCost, UnitFlags
+from contextfold._planning._planner import plan
+from contextfold._strategies._steps import Chain
+
+from . import reference_planner
+
+
+class Recorded:
+    """Costs measured on demand, with floors drawn at or below each unit's cheapest cost."""
+
+    def __init__(self, costs: list[UnitCost], floors: list[int]) -> None:
+        self.costs = costs
+        self.floors = floors
+        self.measured: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.costs)
+
+    def flags(self, unit: int) -> UnitFlags:
+        c = self.costs[unit]
+        return UnitFlags(c.protection, c.droppable, c.foldable, c.states)
+
+    def measure(self, unit: int) -> UnitCost:
+        assert unit not in self.measured, f"unit {unit} measured twice"
+        self.measured.append(unit)
+        return self.costs[unit]
+
+    def floor(self, unit: int) -> int:
+        return self.floors[unit]
+
+
+@st.composite
+def unit_costs(draw: st.DrawFn) -> UnitCost:
+    """Any costs: a pruned or masked unit may even cost more than the whole one."""
+    tokens = draw(st.integers(0, 3000))
+    protection = draw(st.sampled_from([Protection.NONE] * 6 + [Protection.TAIL, Protection.HARD]))
+    trimmed = draw(st.none() | st.integers(0, 3000)) if protection is Protection.TAIL else None
+    return UnitCost(
+        tokens,
+        pruned=draw(st.none() | st.integers(0, 3500)),
+        masked=draw(st.none() | st.integers(0, 3500)),
+        trimmed=trimmed,
+        protection=protection,
+        droppable=draw(st.booleans() if draw(st.booleans()) else st.just(False)),
+        states=draw(st.booleans()),
+    )
+
+
+@st.composite
+def budgets(draw: st.DrawFn) -> PlanBudget:
+    available = draw(st.integers(0, 20000))
+    limit = available + draw(st.integers(0, 10000))
+    kept = draw(st.integers(0, 500))
+    dropped = draw(st.integers(0, 500))
+    folded = dropped + draw(st.integers(0, 2000))
+    bridge = draw(st.sampled_from([0, 0, 18]))
+    small = draw(st.none() | st.integers(dropped, folded))
+    return PlanBudget(available, limit, kept, folded, dropped, bridge, small)
+
+
+chains = st.sampled_from(
+    [
+        chain(prune(), mask(), summarize(), drop()),
+        chain(prune(), summarize()),
+        chain(mask(), summarize(eviction=evict_fraction(0.5)), drop()),
+        chain(prune(), mask(), summarize(eviction=retain_last(3))),
+        chain(summarize(), drop()),
+        chain(prune(), drop(), summarize()),
+        chain(mask(), drop()),
+        chain(drop()),
+    ]
+)
+
+
+def _cheapest(c: UnitCost) -> int:
+    return min(x for x in (c.tokens, c.pruned, c.masked, c.trimmed) if x is not None)
+
+
+@given(
+    st.lists(unit_costs(), max_size=40),
+    budgets(),
+    chains,
+    st.floats(0, 1),
+    st.data(),
+)
+def test_the_lazy_plan_is_the_reference_plan(
+    costs: list[UnitCost], budget: PlanBudget, steps: Chain, tail: float, data: st.DataObject
+) -> None:
+    floors = [data.draw(st.integers(0, _cheapest(c))) for c in costs]
+    lazy = Recorded(costs, floors)
+    assert plan(lazy, budget, steps, tail) == reference_planner.plan(costs, budget, steps, tail)
+    assert plan(costs, budget, steps, tail) == reference_planner.plan(costs, budget, steps, tail)
+
+
+def test_a_deep_fold_measures_only_the_units_near_the_cut() -> None:
+    old = [UnitCost(900, pruned=400, masked=60) for _ in range(2_000)]
+    tail = [UnitCost(900, pruned=400, masked=60, protection=Protection.TAIL)]
+    costs = [UnitCost(500, protection=Protection.HARD), *old, *tail]
+    budget = PlanBudget(available=30_000, limit=50_000, preamble_folded=2_000)
+    lazy = Recorded(costs, [30] * len(costs))
+    steps = chain(prune(), mask(), summarize(), drop())
+    result = plan(lazy, budget, steps)
+    assert result == reference_planner.plan(costs, budget, steps)
+    assert result.folds
+    assert len(lazy.measured) < 600  # of 2,002: the kept units and the cut, not the history
