@@ -36,6 +36,7 @@ from ._engine._counting import (
 )
 from ._engine._drive import arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
+from ._engine._measure import Counts
 from ._errors import BudgetUnreachable, ConfigurationError, InvalidConversation, UnknownReference
 from ._messages import Conversation, Message, Part
 from ._policy import Policy
@@ -73,8 +74,8 @@ class _Job:
     marks: Marks
     archive: Archive
     summarizer: Summarizer
-    counts: tuple[int, ...]
-    """Tokens of each input message, counted once."""
+    counts: Counts
+    """Tokens of each input message, counted once when first needed."""
 
 
 def _job(
@@ -97,9 +98,8 @@ def _job(
     resolved = (policy or Policy()).replace(**options) if options else (policy or Policy())
     tokens = resolve_counter(model, fmt, counter)
     overhead = fixed_overhead(conversation, tokens)
-    counts = [tokens.count(m) for m in conversation.messages]
-    total = overhead + sum(counts)
-    target = budget if total <= budget else int(resolved.low * budget)
+    counts = Counts(tokens, conversation.messages)
+    target = int(resolved.low * budget) if counts.over(budget - overhead) else budget
     offset = len(conversation.messages) - item_count(payload)
     settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
     items = len(conversation.messages) - offset
@@ -115,7 +115,7 @@ def _job(
         marks,
         store,
         summarizer or default_summarizer(tokens),
-        tuple(counts),
+        counts,
     )
 
 

@@ -5,13 +5,17 @@ Rules:
    why (or why not).
 2. Everything removed or shortened is listed by archive reference in `refs`.
 3. `to_dict()` is plain JSON, stable across runs for the same input (determinism).
+4. `tokens_before` is exact. A compaction that never needed to count all of its input
+   hands over a function instead of the number, and the report counts it when it is
+   first read (then remembers it): a caller that only sends the output never pays for
+   counting what was folded away.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +34,8 @@ class SummaryInfo:
 class Report:
     """Tokens before and after, whether the result fits, and what was done."""
 
-    tokens_before: int
+    _tokens_before: int | Callable[[], int] = field(compare=False, repr=False)
+    """The input's tokens, or how to count them (rule 4): read `tokens_before`."""
     tokens_after: int
     budget: int
     target: int
@@ -65,6 +70,38 @@ class Report:
     bridge. Over the budget means no compaction can fit."""
 
     @property
+    def tokens_before(self) -> int:
+        """Tokens of the input, counted exactly (on first read, rule 4)."""
+        value = self._tokens_before
+        if not isinstance(value, int):
+            value = value()
+            object.__setattr__(self, "_tokens_before", value)
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Report):
+            return NotImplemented
+        return self.tokens_before == other.tokens_before and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = [f.name for f in dataclasses.fields(self)[1:]]
+        fields = ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields(), strict=True))
+        return f"Report(tokens_before={self.tokens_before!r}, {fields})"
+
+    def __getstate__(self) -> list[object]:
+        return [self.tokens_before, *self._fields()]
+
+    def __setstate__(self, state: list[object]) -> None:
+        for f, value in zip(dataclasses.fields(self), state, strict=True):
+            object.__setattr__(self, f.name, value)
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self)[1:])
+
+    @property
     def actions(self) -> Mapping[str, int]:
         """Counts per action."""
         return {
@@ -77,7 +114,8 @@ class Report:
 
     def to_dict(self) -> dict[str, object]:
         """The report as plain JSON data."""
-        data = dataclasses.asdict(self)
+        data: dict[str, object] = {"tokens_before": self.tokens_before}
+        data.update((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)[1:])
         data["repaired"] = list(self.repaired)
         data["refs"] = list(self.refs)
         data["summaries"] = [dataclasses.asdict(s) for s in self.summaries]

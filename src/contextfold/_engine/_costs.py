@@ -7,19 +7,22 @@ Rules:
 3. Protection: the system prefix, units holding a pinned message and the latest user turn
    are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
    to an allowance, measured here at their smallest), masked or folded as a last resort.
+4. A unit is measured only when the planner asks (its messages are counted then, once);
+   its floor counts only what every form keeps, with the counter's cheap lower bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._messages import Message, Part
-from .._planning._plan import Protection, UnitCost
+from .._messages import Image, Message, Part, Text, ToolResult
+from .._planning._plan import Protection, UnitCost, UnitFlags
 from .._planning._rules import RULES
 from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
 from ._cards import states_anything
+from ._measure import Counts
 from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 from ._trim import trim_span
 
@@ -65,46 +68,95 @@ def protections(
     return out
 
 
-def unit_costs(
-    units: Sequence[Unit],
-    *,
-    messages: Sequence[Message],
-    counts: Sequence[int],
-    protection: Sequence[Protection],
-    droppable: Sequence[bool],
-    steps: Chain,
-    prune_size: PruneSize,
-    counter: TokenCounter,
-) -> list[UnitCost]:
-    """The planner's view of every unit (rules 1-2)."""
-    mask_step = steps.get("mask")
-    prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
-    out: list[UnitCost] = []
-    for k, unit in enumerate(units):
-        rule = RULES[unit.kind]
-        tokens = sum(counts[unit.start : unit.stop])
-        span = messages[unit.start : unit.stop]
-        pruned = masked = trimmed = None
-        may_prune = rule.prune and protection[k] is not Protection.HARD
-        if may_prune and steps.get("prune"):
-            pruned = _cost(span, counts[unit.start : unit.stop], counter, prune=prune_size)
-            if protection[k] is Protection.TAIL:
-                trimmed = _trimmed(span, prune_size.head_share, counter)
-        if rule.mask and protection[k] is not Protection.HARD and mask_step is not None:
-            masked = _cost(span, counts[unit.start : unit.stop], counter, prose_over=prose_over)
-        out.append(
-            UnitCost(
-                tokens,
-                pruned=pruned,
-                masked=masked,
-                trimmed=trimmed,
-                protection=protection[k],
+class UnitCosts:
+    """The planner's view of every unit (rules 1-4): flags at once, tokens when asked."""
+
+    __slots__ = ("_counts", "_flags", "_messages", "_prose_over", "_prune", "_steps", "_units")
+
+    def __init__(
+        self,
+        units: Sequence[Unit],
+        *,
+        messages: Sequence[Message],
+        counts: Counts,
+        protection: Sequence[Protection],
+        droppable: Sequence[bool],
+        steps: Chain,
+        prune_size: PruneSize,
+    ) -> None:
+        self._units = units
+        self._messages = messages
+        self._counts = counts
+        self._steps = steps
+        self._prune = prune_size
+        mask_step = steps.get("mask")
+        self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
+        self._flags = [
+            UnitFlags(
+                protection[k],
                 droppable=any(droppable[unit.start : unit.stop]),
-                foldable=rule.fold,
-                states=unit.kind is UnitKind.USER and any(map(states_anything, span)),
+                foldable=RULES[unit.kind].fold,
+                states=unit.kind is UnitKind.USER
+                and any(map(states_anything, messages[unit.start : unit.stop])),
             )
+            for k, unit in enumerate(units)
+        ]
+
+    def __len__(self) -> int:
+        return len(self._units)
+
+    def flags(self, unit: int) -> UnitFlags:
+        """Protection, marks and what the unit states (no counting)."""
+        return self._flags[unit]
+
+    def measure(self, unit: int) -> UnitCost:
+        """The unit's tokens whole, pruned, masked and at its smallest trim (rules 1-2)."""
+        u, flags = self._units[unit], self._flags[unit]
+        rule = RULES[u.kind]
+        span = self._messages[u.start : u.stop]
+        counts = [self._counts[i] for i in range(u.start, u.stop)]
+        counter = self._counts
+        pruned = masked = trimmed = None
+        may_prune = rule.prune and flags.protection is not Protection.HARD
+        if may_prune and self._steps.get("prune"):
+            pruned = _cost(span, counts, counter, prune=self._prune)
+            if flags.protection is Protection.TAIL:
+                trimmed = _trimmed(span, self._prune.head_share, counter)
+        if rule.mask and flags.protection is not Protection.HARD and self._steps.get("mask"):
+            masked = _cost(span, counts, counter, prose_over=self._prose_over)
+        return UnitCost(
+            sum(counts),
+            pruned=pruned,
+            masked=masked,
+            trimmed=trimmed,
+            protection=flags.protection,
+            droppable=flags.droppable,
+            foldable=flags.foldable,
+            states=flags.states,
         )
-    return out
+
+    def floor(self, unit: int) -> int:
+        """A lower bound of the unit's tokens under any action but fold and drop: what
+        every form keeps (rule 4), bounded without counting."""
+        u, floor, prose = self._units[unit], self._counts.floor, self._prose_over
+        return sum(floor(_kept(m, prose)) for m in self._messages[u.start : u.stop])
+
+
+def _kept(message: Message, prose_over: int) -> Message:
+    """The parts of `message` that pruning, masking and trimming all leave as they are:
+    tool results without their content; no images, nor assistant text that may be masked."""
+    parts: list[Part] = []
+    for part in message.parts:
+        match part:
+            case ToolResult():
+                parts.append(ToolResult(part.call_id, ()))
+            case Image():
+                continue
+            case Text() if message.role == "assistant" and len(part.text) > prose_over:
+                continue
+            case _:
+                parts.append(part)
+    return Message(message.role, tuple(parts), name=message.name)
 
 
 def _trimmed(span: Sequence[Message], head_share: float, counter: TokenCounter) -> int | None:

@@ -15,6 +15,9 @@ Rules:
 7. What was folded stays reachable from the output: when neither card nor summary went
    in, a bare card header naming the span does, if the output still fits with it or is
    over its budget anyway (the floor alone is); otherwise the budget wins.
+8. The input is counted only as far as decisions need (`_measure`): what was folded
+   before anything needed its count is counted only if the report's `tokens_before` is
+   read, and rule 5 compares by counting newest first until the input is the bigger.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
 from ._cards import card_after, card_bounds, card_retires, retire_in_place
-from ._costs import protections, resolve_prune, unit_costs
+from ._costs import UnitCosts, protections, resolve_prune
+from ._measure import Counts
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
 from ._room import fill, room_left
@@ -100,12 +104,12 @@ def compact_flow(
     settings: Settings,
     marks: Marks,
     archive: Archiver,
-    counts: Sequence[int] | None = None,
+    counts: Sequence[int] | Counts | None = None,
 ) -> Generator[SummaryRequest, SummaryResult, Outcome]:
     """Compact `messages` toward `settings.target` (rules 1-5); `counts` if already known."""
-    counter = _Known(settings.counter, messages, counts)
+    counter = counts if isinstance(counts, Counts) else Counts(settings.counter, messages, counts)
     settings = dataclasses.replace(settings, counter=counter)
-    before = settings.overhead + counter.total
+    before = _Before(settings.overhead, counter)
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune)
@@ -137,38 +141,35 @@ def compact_flow(
             vouch(archive, Card(header))
             applied.refs.extend(refs)
             out, origins, after = out2, origins2, after2
-    if after >= before and not prep.notes and not stale_card:  # rule 5: never worse
+    if not before.over(after) and not prep.notes and not stale_card:  # rule 5: never worse
         return _unchanged(messages, settings, before, the_plan, protected)
     done = _Done(applied, prep.notes, protected, rules, True)
     return Outcome(tuple(out), _report(settings, before, after, the_plan, done), tuple(origins))
 
 
-class _Known:
-    """A counter that remembers the counts of one flow's input messages (by identity)."""
+class _Before:
+    """The input's tokens, counted only as far as a comparison needs (rule 8)."""
 
-    __slots__ = ("_counts", "_inner", "_keep", "total")
+    __slots__ = ("counts", "overhead")
 
-    def __init__(
-        self, inner: TokenCounter, messages: Sequence[Message], counts: Sequence[int] | None
-    ) -> None:
-        self._inner = inner
-        self._keep = tuple(messages)  # keeps the ids below valid for the flow's lifetime
-        known = [inner.count(m) for m in self._keep] if counts is None else list(counts)
-        self._counts = {id(m): n for m, n in zip(self._keep, known, strict=True)}
-        self.total = sum(known)
+    def __init__(self, overhead: int, counts: Counts) -> None:
+        self.overhead = overhead
+        self.counts = counts
 
-    def count(self, message: Message) -> int:
-        """The remembered count of an input message, or the inner counter's."""
-        known = self._counts.get(id(message))
-        return known if known is not None else self._inner.count(message)
+    def over(self, tokens: int) -> bool:
+        """Whether the input costs more than `tokens`."""
+        return self.counts.over(tokens - self.overhead)
+
+    def total(self) -> int:
+        return self.overhead + self.counts.total()
 
 
 def _unchanged(
-    messages: Sequence[Message], settings: Settings, before: int, the_plan: Plan, protected: int
+    messages: Sequence[Message], settings: Settings, before: _Before, the_plan: Plan, protected: int
 ) -> Outcome:
     """The input as it was, with the plan's verdict."""
     done = _Done(Applied(), (), protected, 0, False)
-    report = _report(settings, before, before, the_plan, done)
+    report = _report(settings, before, before.total(), the_plan, done)
     return Outcome(tuple(messages), report, tuple(range(len(messages))))
 
 
@@ -308,16 +309,14 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
     protection = protections(
         prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user
     )
-    counts = [counter.count(m) for m in prep.body]
-    costs = unit_costs(
+    costs = UnitCosts(
         prep.units,
         messages=prep.body,
-        counts=counts,
+        counts=Counts(counter, prep.body),
         protection=protection,
         droppable=droppable,
         steps=policy.steps,
         prune_size=prune,
-        counter=counter,
     )
     bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
     available = settings.target - settings.overhead
@@ -339,7 +338,11 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
         bridge=bridge,
     )
     protected = settings.overhead + bridge  # the floor; one bridge when turns must alternate
-    protected += sum(c.tokens for c in costs if c.protection is Protection.HARD)
+    protected += sum(
+        sum(counter.count(m) for m in prep.body[u.start : u.stop])
+        for u, p in zip(prep.units, protection, strict=True)
+        if p is Protection.HARD
+    )
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
 
 
@@ -352,7 +355,7 @@ class _Done:
     compacted: bool
 
 
-def _report(settings: Settings, before: int, after: int, the_plan: Plan, done: _Done) -> Report:
+def _report(settings: Settings, before: _Before, after: int, the_plan: Plan, done: _Done) -> Report:
     fits = after <= settings.budget
     if not done.compacted:
         reason = "fits without compaction" if fits else the_plan.reason
@@ -363,7 +366,7 @@ def _report(settings: Settings, before: int, after: int, the_plan: Plan, done: _
     applied = done.applied
     last = applied.summaries[-1].summarizer if applied.summaries else None
     return Report(
-        tokens_before=before,
+        _tokens_before=before.total,
         tokens_after=after,
         budget=settings.budget,
         target=settings.target,
