@@ -108,7 +108,7 @@ def validate(payload: object, format: str | None = None) -> list[Problem]:
 
 def item_count(payload: object) -> int:
     """Messages (or input items) in the wire list of `payload`; lifted system prompts excluded."""
-    plain = to_plain(payload)
+    plain = payload if type(payload) in (list, dict) else to_plain(payload)  # no deep walk
     if isinstance(plain, Mapping):
         plain = plain.get("messages", plain.get("input"))
     return len(plain) if isinstance(plain, list) else 1 if isinstance(plain, str) else 0

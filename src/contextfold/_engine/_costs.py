@@ -71,7 +71,16 @@ def protections(
 class UnitCosts:
     """The planner's view of every unit (rules 1-4): flags at once, tokens when asked."""
 
-    __slots__ = ("_counts", "_flags", "_messages", "_prose_over", "_prune", "_steps", "_units")
+    __slots__ = (
+        "_counts",
+        "_flags",
+        "_floors",
+        "_messages",
+        "_prose_over",
+        "_prune",
+        "_steps",
+        "_units",
+    )
 
     def __init__(
         self,
@@ -91,6 +100,7 @@ class UnitCosts:
         self._prune = prune_size
         mask_step = steps.get("mask")
         self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
+        self._floors: dict[int, int] = {}
         self._flags = [
             UnitFlags(
                 protection[k],
@@ -138,8 +148,12 @@ class UnitCosts:
     def floor(self, unit: int) -> int:
         """A lower bound of the unit's tokens under any action but fold and drop: what
         every form keeps (rule 4), bounded without counting."""
-        u, floor, prose = self._units[unit], self._counts.floor, self._prose_over
-        return sum(floor(_kept(m, prose)) for m in self._messages[u.start : u.stop])
+        found = self._floors.get(unit)
+        if found is None:
+            u, floor, prose = self._units[unit], self._counts.floor, self._prose_over
+            found = sum(floor(_kept(m, prose)) for m in self._messages[u.start : u.stop])
+            self._floors[unit] = found
+        return found
 
 
 def _kept(message: Message, prose_over: int) -> Message:

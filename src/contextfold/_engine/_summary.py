@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 
-from .._messages import Message, Summary, message_text
+from .._messages import Message, Summary, message_text, part_text
 from .._policy import Policy
 from .._report import SummaryInfo
 from .._strategies._steps import Summarize
@@ -28,6 +28,7 @@ from ._preamble import summary_body, summary_text
 from ._transform import REF_TOKENS_MAX
 
 _PREVIEW = 72
+_READ = 8 * _PREVIEW
 
 
 def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
@@ -103,8 +104,7 @@ def make_span(
     gone = [*zip(applied.folded, applied.folded_refs, strict=True)]
     gone += zip(applied.dropped, applied.dropped_refs, strict=True)
     for message, ref in gone:
-        words = " ".join(message_text(message).split())
-        lines.append(f"- {ref} {message.role}: {words[:_PREVIEW]}")
+        lines.append(f"- {ref} {message.role}: {_preview(message)}")
     if earlier:
         lines.append(f"Folded before these: {earlier}")
     if replaced:
@@ -112,6 +112,25 @@ def make_span(
     ref = archive.put("\n".join(lines), label="folded span")
     applied.refs.append(ref)
     return ref
+
+
+def _preview(message: Message) -> str:
+    """The first _PREVIEW characters of the message's text, spaces collapsed, reading only
+    as much of a long text as that takes (a prefix collapses to a prefix of the whole)."""
+    texts: list[str] = []
+    size = 0
+    for part in message.parts:
+        text = part_text(part)
+        if not text:
+            continue
+        if size >= _READ:
+            break
+        texts.append(text[: _READ - size])
+        size += len(texts[-1]) + 1
+    words = " ".join("\n".join(texts).split())
+    if len(words) < _PREVIEW and size >= _READ:  # mostly spaces: read it all
+        words = " ".join(message_text(message).split())
+    return words[:_PREVIEW]
 
 
 def _chunks(
