@@ -329,3 +329,30 @@ def test_stored_record_is_the_items_sorted_ascii_json(item: object, label: str |
         record, sort_keys=True, separators=(",", ":"), default=archive_module._plain
     )
     assert store.store.get(ref) == expected
+
+
+@given(st.lists(items, max_size=8), st.lists(st.sampled_from([None, "a", "b"]), max_size=8))
+def test_records_written_when_read_are_the_records_written_at_once(
+    batch: list[Message | Part | str], labels: list[str | None]
+) -> None:
+    """The memory store writes a record when it is first read (rule 5): the text it then
+    holds is exactly what an eager store (SQLite) holds for the same puts."""
+    memory, eager = Archive(), Archive(SqliteStore(":memory:"))
+    for item, label in zip(batch, labels + [None] * len(batch), strict=False):
+        assert memory.put(item, label=label) == eager.put(item, label=label)
+    assert memory.refs() == eager.refs()
+    for ref in memory.refs():
+        assert memory.store.get(ref) == eager.store.get(ref)
+        assert memory.entry(ref) == eager.entry(ref)
+
+
+def test_an_item_with_a_callers_mutable_extra_is_written_at_once() -> None:
+    """An extra holding the caller's list could change after the put: such an item is
+    archived as text at once, so recall gives what was archived, whatever happens later."""
+    tags = ["urgent"]
+    message = Message("user", (Text("deploy on friday"),), extras={"tags": tags})
+    archive = Archive()
+    ref = archive.put(message)
+    tags.append("changed later")
+    original = Message("user", (Text("deploy on friday"),), extras={"tags": ["urgent"]})
+    assert archive.get(ref) == original

@@ -16,6 +16,9 @@ Rules:
    reference, raises ArchiveError. A wrong payload is never returned.
 4. Stores hold JSON text, written in ASCII so every string survives every backend.
    Thread safety comes from the stores: each operation is atomic and puts are write-once.
+5. The in-memory store is handed the item itself, to write its record when it is read
+   (the reference is computed at once): only for items nothing can change afterwards
+   (every extra a plain scalar), so the record written later is the one hashed now.
 """
 
 from __future__ import annotations
@@ -89,11 +92,22 @@ class Archive:
         kind, data = _classify(item)
         text = _canonical_text(kind, data)
         canonical = text.encode("utf-8", "surrogatepass")
+        store = self._store
+        deferred = isinstance(store, MemoryStore) and _fixed(item)
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
-            mine = _record_text(text, label, probe)
-            held = self._store.put(ref, mine)
-            if held == mine or _canonical_or_none(ref, held) == canonical:
+            if deferred and isinstance(store, MemoryStore):  # rule 5
+                made = _Deferred(kind, item, label, probe)
+                found = store.put_deferred(ref, made)
+                if found is made or (isinstance(found, _Deferred) and found.same(made)):
+                    return ref
+                held = found if isinstance(found, str) else found()
+            else:
+                mine = _record_text(text, label, probe)
+                held = store.put(ref, mine)
+                if held == mine:
+                    return ref
+            if _canonical_or_none(ref, held) == canonical:
                 return ref
         raise ArchiveError(
             f"{MAX_PROBES} candidate references for one {kind} all hold other content; "
@@ -164,6 +178,46 @@ class Archive:
 
 
 # --- references and records ----------------------------------------------------------------
+
+
+class _Deferred:
+    """A record written when it is first read (rule 5)."""
+
+    __slots__ = ("item", "kind", "label", "probe")
+
+    def __init__(self, kind: EntryKind, item: Archivable, label: str | None, probe: int) -> None:
+        self.kind, self.item, self.label, self.probe = kind, item, label, probe
+
+    def __call__(self) -> str:
+        text = _canonical_text(self.kind, _classify(self.item)[1])
+        return _record_text(text, self.label, self.probe)
+
+    def same(self, other: _Deferred) -> bool:
+        """Whether `other` holds the same content (and so the same canonical text)."""
+        return self.kind == other.kind and self.item == other.item
+
+
+_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _fixed(item: Archivable) -> bool:
+    """Whether nothing in `item` can change after it is archived: every extra a scalar
+    (a caller's dict or list inside an extra could be mutated later), no opaque payload."""
+    match item:
+        case str():
+            return True
+        case Message():
+            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
+        case ToolResult():
+            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
+        case Opaque():
+            return False
+        case _:
+            return _plain_extras(item.extras)
+
+
+def _plain_extras(extras: Mapping[str, object]) -> bool:
+    return not extras or all(type(v) in _SCALARS for v in extras.values())
 
 
 def reference(canonical: bytes, probe: int = 0) -> str:

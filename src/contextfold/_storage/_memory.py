@@ -4,12 +4,15 @@ Rules:
 1. Write-once, like every store: `put` keeps the first text stored under a reference.
 2. Dicts keep insertion order, so `refs` needs no sequence column.
 3. Closing empties the store; using it afterwards raises ArchiveError.
+4. `put_deferred` stores a record that is written only when read: a function that makes
+   the text (the archive passes one holding the original item, whose strings are the
+   caller's own, so a compaction that archives a large history copies none of it).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .._errors import ArchiveError
 
@@ -20,7 +23,7 @@ class MemoryStore:
     __slots__ = ("_closed", "_data", "_lock")
 
     def __init__(self) -> None:
-        self._data: dict[str, str] = {}
+        self._data: dict[str, str | Callable[[], str]] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -28,13 +31,22 @@ class MemoryStore:
         """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
         with self._lock:
             self._check_open()
-            return self._data.setdefault(ref, data)
+            held = self._data.setdefault(ref, data)
+        return held if isinstance(held, str) else held()
+
+    def put_deferred(self, ref: str, make: Callable[[], str]) -> str | Callable[[], str]:
+        """Store the record `make()` will write unless `ref` is taken (rule 4); return what
+        `ref` holds now: `make` itself when it was stored."""
+        with self._lock:
+            self._check_open()
+            return self._data.setdefault(ref, make)
 
     def get(self, ref: str) -> str | None:
         """The text stored under `ref`, or None."""
         with self._lock:
             self._check_open()
-            return self._data.get(ref)
+            held = self._data.get(ref)
+        return held if held is None or isinstance(held, str) else held()
 
     def refs(self) -> Iterator[str]:
         """Every stored reference, in insertion order (a snapshot)."""
