@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import Archive, Message, Text, ToolCall, ToolResult
+from contextfold._engine import _repair as repair_module
 from contextfold._engine._repair import MISSING_RESULT, repair
 from contextfold._engine._shape import SHAPES
 
@@ -106,3 +109,36 @@ def test_strict_compaction_raises_budget_unreachable() -> None:
         cf.compact(payload, 50, strict=True)
     assert info.value.budget == 50
     assert info.value.required > 50
+
+
+_ids = st.sampled_from(["a", "b", "c"])
+_messy = st.lists(
+    st.one_of(
+        st.builds(
+            lambda ids: Message("assistant", tuple(ToolCall(i, "bash", "{}") for i in ids)),
+            st.lists(_ids, max_size=3),
+        ),
+        st.builds(lambda i: Message("tool", (ToolResult(i, (Text("ok"),)),)), _ids),
+        st.just(Message("user", (Text("next"),))),
+    ),
+    max_size=12,
+)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@given(messages=_messy, tail=st.booleans())
+def test_sound_exchanges_skip_the_repair_they_do_not_need(
+    shape: str, messages: list[Message], tail: bool
+) -> None:
+    """The fast path for exchanges that need nothing gives exactly the general repair."""
+
+    def run() -> tuple[object, ...]:
+        fixed = repair(
+            messages, list(range(len(messages))), SHAPES[shape], Archive().put, pending_tail=tail
+        )
+        return fixed.messages, fixed.origins, fixed.notes, fixed.units
+
+    fast = run()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(repair_module, "_sound", lambda *_: False)
+        assert run() == fast

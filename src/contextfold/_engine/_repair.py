@@ -78,14 +78,14 @@ def repair(
             out.notes.append(
                 f"message {origins[unit.start]}: removed a tool result with no call ({ref})"
             )
-        elif unit.kind is UnitKind.EXCHANGE:
+        elif unit.kind is UnitKind.EXCHANGE and not _sound(messages, unit, shape):
             window = slice(unit.start, unit.stop)
             span = list(zip(messages[window], origins[window], strict=True))
             if shape.results_in_user:
                 span = _unique_ids(span, used, out.notes)
             tail = waiting and unit is units[-1]
             _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
-        else:
+        else:  # nothing to repair (a sound exchange passes through whole)
             for i in range(unit.start, unit.stop):
                 out.add(messages[i], origins[i])
     if shape.alternate:
@@ -95,6 +95,23 @@ def repair(
 
 
 _Span = list[tuple[Message, int | None]]
+
+
+def _sound(messages: Sequence[Message], unit: Unit, shape: Shape) -> bool:
+    """Whether an exchange needs no repair, the common case, seen without building it
+    again: one assistant message whose calls the rest answer exactly (no stray, no
+    missing result, nothing to regroup), in a format that keeps results in their own
+    messages (results in user turns also need their ids checked across the history)."""
+    if unit.dangling or shape.results_in_user:
+        return False
+    calls = [p.id for p in messages[unit.start].parts if isinstance(p, ToolCall)]
+    answered: list[str] = []
+    for i in range(unit.start + 1, unit.stop):
+        message = messages[i]
+        if message.role == "assistant":
+            return False
+        answered.extend(p.call_id for p in message.parts if isinstance(p, ToolResult))
+    return len(calls) == len(answered) and sorted(calls) == sorted(answered)
 
 
 def _exchange(
