@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .._messages import Message
-from .._tokens._protocol import BoundedCounter, TokenCounter
+from .._tokens._protocol import TokenCounter, is_bounded
 
 
 class Counts:
@@ -67,7 +67,7 @@ class Counts:
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:
     if isinstance(counter, Counts):
         return counter.floor
-    if isinstance(counter, BoundedCounter):
+    if is_bounded(counter):
         return counter.count_floor
     return _nothing
 

@@ -46,7 +46,7 @@ from .._messages import (
 )
 from ._images import ImageRule, image_size, image_tokens
 from ._profiles import Overheads, ToolCosts
-from ._protocol import ConversationCounter, TokenCounter
+from ._protocol import TokenCounter, is_conversation_counter
 
 __all__ = ["Accountant", "count_conversation", "fixed_overhead", "runs_of_non_space"]
 
@@ -202,7 +202,7 @@ def _tool_json(tool: ToolSpec) -> str:
 
 def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:
     """Tokens the request costs besides its messages (0 for counters that do not say)."""
-    if isinstance(counter, ConversationCounter):
+    if is_conversation_counter(counter):
         return counter.fixed_overhead(conversation)
     return 0
 

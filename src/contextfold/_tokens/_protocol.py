@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from functools import cache
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from .._messages import Conversation, Message
 
@@ -42,3 +43,33 @@ class ConversationCounter(TokenCounter, Protocol):
     def fixed_overhead(self, conversation: Conversation) -> int:
         """Tokens the request costs besides its messages: reply priming and tool definitions."""
         ...
+
+
+def is_conversation_counter(counter: object) -> TypeGuard[ConversationCounter]:
+    """`isinstance(counter, ConversationCounter)`, remembered per type (`_implements`)."""
+    kind: Any = type(counter)
+    return _implements(kind, ConversationCounter) or isinstance(counter, ConversationCounter)
+
+
+def is_bounded(counter: object) -> TypeGuard[BoundedCounter]:
+    """`isinstance(counter, BoundedCounter)`, remembered per type (`_implements`)."""
+    kind: Any = type(counter)
+    return _implements(kind, BoundedCounter) or isinstance(counter, BoundedCounter)
+
+
+@cache
+def _implements(kind: Any, protocol: Any) -> bool:
+    """Whether the type has every member of the protocol: the runtime check looks at every
+    member each time, and compaction asks it on every call."""
+    return all(hasattr(kind, name) for name in _members(protocol))
+
+
+def _members(protocol: type) -> frozenset[str]:
+    """The methods and properties a protocol asks for, its bases' included."""
+    return frozenset(
+        name
+        for base in protocol.__mro__
+        if base not in (object, Protocol) and base.__module__ == __name__
+        for name, value in vars(base).items()
+        if not name.startswith("_") and (callable(value) or isinstance(value, property))
+    )
