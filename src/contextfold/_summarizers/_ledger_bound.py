@@ -3,9 +3,9 @@
 Rules:
 1. Ranks (RANKS): the task (the oldest goals) and the goals the user stated outright ("my
    goal is", "the objective:") come first whatever their status, then the span's open
-   errors; then the values the user gave (the first few always, the others while new),
-   the agent's identifiers and file edits; then requests, decisions, state and tool data;
-   then resolved and older material.
+   errors and the note naming the messages it did not read; then the values the user gave
+   (the first few always, the others while new), the agent's identifiers and file edits;
+   then requests, decisions, state and tool data; then resolved and older material.
 2. Inside a rank: the user's values, file edits and goals and errors carried from
    `previous` lead (`_section_key`); rank 0 orders the task, stated goals, then errors;
    other ranks order values by shape (identifiers, dates and times, amounts and words,
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Final
 
 from ._ledger_extract import STATED
+from ._ledger_reading import UNREAD
 from ._ledger_text import (
     EDIT_ACTIONS,
     GROUPED,
@@ -49,6 +50,7 @@ RANKS: Final[dict[str, tuple[int, int]]] = {
     "goals task": (0, 0),
     "goals stated": (0, 0),
     "errors open": (0, 1),
+    "notes unread": (0, 2),
     "user task": (1, 1),
     "user": (1, 2),
     "identifiers": (1, 2),
@@ -118,6 +120,8 @@ def kind(entry: Entry) -> str:
             return "command"
         case "state" if entry.text.startswith(LAST_ACTION):
             return "last action"
+        case "notes" if entry.text.startswith(UNREAD):
+            return "notes unread"
         case _:
             return entry.section
 
@@ -142,8 +146,9 @@ def _task_values(entries: list[Entry]) -> dict[int, str]:
     return {i: "user task" for i in ordered[:_TASK_VALUES]}
 
 
-_RANK0_ORDER: Final = {"goals task": 0, "goals stated": 1, "errors open": 2}
-"""Inside rank 0: the task, then the stated goals, then open errors (rule 1)."""
+_RANK0_ORDER: Final = {"goals task": 0, "goals stated": 1, "errors open": 2, "notes unread": 3}
+"""Inside rank 0: the task, then the stated goals, then open errors, then the note on the
+messages not read (rule 1)."""
 
 
 def _section_key(entry: Entry, rank: int) -> int:
