@@ -9,11 +9,11 @@ Rules:
 3. The body never exceeds `request.max_tokens` as measured by `count_text`. Over the bound,
    the least valuable entries go first (`_ledger_bound`): the task and stated goals and
    open errors are kept first, tool data and resolved items go first.
-4. The work is bounded by `max_tokens`, not by the span: only the newest messages are
-   read, as many characters as the bound can use many times over, plus the user's older
-   words within an allowance (`_ledger_reading`); a note names what was not read. Values
-   are read newest first until the pool holds several times what `max_tokens` can show
-   (`pool_size`).
+4. The work is bounded by `max_tokens`, not by the span: each source (the user's text,
+   the agent's, tool output) is read newest first up to a character allowance many times
+   what the bound can show, the span's first user text first (`_ledger_reading`); a short
+   note says how many messages were not read. Values are read newest first until the pool
+   holds several times what `max_tokens` can show (`pool_size`).
 5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
 6. What the card carries and what the user superseded is left out (`_ledger_carried`), as

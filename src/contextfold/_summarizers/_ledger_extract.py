@@ -17,9 +17,10 @@ Rules:
    files and the user's values. Values from agent text, tool calls and tool output are
    read newest first, each kind only until the pool holds `pool` values of its source:
    what a bounded ledger cannot show is never extracted.
-7. What is read at all is bounded too (`_ledger_reading`): the newest messages up to a
-   number of characters that scales with the bound, the user's older messages within an
-   allowance of their own, earlier summaries; a note names the messages not read.
+7. What is read at all is bounded too (`_ledger_reading`): the newest parts of each
+   source (the user's text, the agent's text and calls, tool output) up to an allowance
+   of characters that scales with the bound, the span's first user text; a note names
+   how many messages were not read. A call not read still names its result's tool.
 """
 
 from __future__ import annotations
