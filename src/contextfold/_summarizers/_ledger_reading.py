@@ -192,5 +192,6 @@ def unread_entry(unread: tuple[int, ...]) -> Entry | None:
     count = len(unread)
     noun = "message" if count == 1 else "messages"
     return Entry(
-        "notes", f"{UNREAD}{count:,} older {noun}, in whole or in part (the span lists them)"
+        "notes",
+        f"{UNREAD}{count:,} older {noun}, in whole or in part (listed with every folded message)",
     )
