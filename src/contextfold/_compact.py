@@ -32,6 +32,7 @@ from ._engine._counting import (
     counter_name,
     default_summarizer,
     fixed_overhead,
+    reads_whole_spans,
     resolve_counter,
 )
 from ._engine._drive import arun, run
@@ -101,7 +102,17 @@ def _job(
     counts = Counts(tokens, conversation.messages)
     target = int(resolved.low * budget) if counts.over(budget - overhead) else budget
     offset = len(conversation.messages) - item_count(payload)
-    settings = Settings(budget, target, fmt, resolved, tokens, counter_name(tokens), overhead)
+    chosen = summarizer or default_summarizer(tokens)
+    settings = Settings(
+        budget,
+        target,
+        fmt,
+        resolved,
+        tokens,
+        counter_name(tokens),
+        overhead,
+        whole_spans=reads_whole_spans(chosen),
+    )
     items = len(conversation.messages) - offset
     marks = Marks(
         _shift(pins, offset, "pins", items), _shift(droppable, offset, "droppable", items)
@@ -114,7 +125,7 @@ def _job(
         settings,
         marks,
         store,
-        summarizer or default_summarizer(tokens),
+        chosen,
         counts,
     )
 

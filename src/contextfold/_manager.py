@@ -35,6 +35,7 @@ from ._engine._counting import (
     counter_name,
     default_summarizer,
     fixed_overhead,
+    reads_whole_spans,
     resolve_counter,
 )
 from ._engine._drive import Flow, arun, run
@@ -311,6 +312,7 @@ class ContextManager(Generic[W]):
             self.counter.fixed_overhead(Conversation((), tools=self.tools)),
             pending_tail=True,
             card_ceiling=self.policy.high,
+            whole_spans=reads_whole_spans(self.summarizer),
         )
         marks = Marks(
             frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),

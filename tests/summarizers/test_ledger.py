@@ -23,6 +23,7 @@ from contextfold import (
 )
 from contextfold._summarizers._ledger import estimate_tokens, pool_size
 from contextfold._summarizers._ledger_extract import extract
+from contextfold._summarizers._ledger_reading import Reading
 from contextfold._summarizers._ledger_text import Entry, parse, render
 
 from .. import strategies as s
@@ -506,7 +507,7 @@ def test_a_huge_span_reads_tool_output_newest_first_and_only_while_it_may_fit() 
         messages.append(agent("", call(f"c{i}", "lookup")))
         messages.append(result(f"c{i}", f"record REC{i:06d}X found"))
     refs = tuple(ref(i) for i in range(len(messages)))
-    found = extract(tuple(messages), refs, pool_size(200))
+    found = extract(tuple(messages), refs, pool_size(200), Reading((1 << 40, 1 << 40, 1 << 40)))
     seen = {e.text for e in found.entries if e.section == "seen"}
     assert "REC002999X" in seen
     assert "REC000000X" not in seen

@@ -12,11 +12,14 @@ from contextfold._summarizers._ledger import estimate_tokens, merge, pool_size
 from contextfold._summarizers._ledger_bound import bound
 from contextfold._summarizers._ledger_carried import carried_test, without_carried
 from contextfold._summarizers._ledger_extract import Extraction, extract
+from contextfold._summarizers._ledger_reading import Reading, reading
 from contextfold._summarizers._ledger_text import Entry, parse
 
 from .test_ledger import agent, call, group_entries, result, text_entries, user
 
 entries_st = st.lists(text_entries | group_entries, max_size=40)
+EVERYTHING = Reading((1 << 40, 1 << 40, 1 << 40))
+"""A reading that takes in every message (for tests of the pool and the bound)."""
 
 
 def _eager(entries: list[Entry], size: int, carried: list[str], stale: list[str]) -> str:
@@ -46,7 +49,7 @@ def test_a_large_pool_with_many_carried_values() -> None:
         rows = " ".join(f"ord-{i}-{k} sku_{k}{i} 2026-0{1 + k % 9}-1{k % 10}" for k in range(8))
         messages.append(result(f"c{i}", rows))
     refs = tuple(f"r{i:010x}" for i in range(len(messages)))
-    found = extract(tuple(messages), refs, pool_size(600))
+    found = extract(tuple(messages), refs, pool_size(600), EVERYTHING)
     entries = merge([], found)
     carried = [f"Keep ord-{i}-1 and TCK-{i:04d} as they are." for i in range(0, 400, 3)]
     stale = [f"The batch is B{i:03d}." for i in range(0, 400, 5)] + ["my user ID is usr-000"]
@@ -62,9 +65,11 @@ def test_a_span_read_before_is_reused_only_for_the_same_messages(
     """The same refs over other messages (refs need not be archive refs) are read anew."""
     reads: list[int] = []
 
-    def counting(messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> Extraction:
+    def counting(
+        messages: tuple[Message, ...], refs: tuple[str, ...], pool: int, limit: Reading
+    ) -> Extraction:
         reads.append(len(messages))
-        return extract(messages, refs, pool)
+        return extract(messages, refs, pool, limit)
 
     monkeypatch.setattr(_ledger, "extract", counting)
     clear_caches()
@@ -113,7 +118,10 @@ def test_a_ledger_written_before_is_reused_only_for_the_same_request(
         SummaryRequest(span, refs=refs, max_tokens=200, previous="## Goals\n- ship it"),
     ):
         fresh = bound(
-            merge(parse(other.previous) if other.previous else [], extract(span, refs, 128)),
+            merge(
+                parse(other.previous) if other.previous else [],
+                extract(span, refs, 128, reading(other.max_tokens)),
+            ),
             other.max_tokens,
             estimate_tokens,
             carried_test(other.carried, other.stale),

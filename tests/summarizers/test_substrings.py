@@ -1,4 +1,4 @@
-"""The n-gram index answers exactly as `in` does."""
+"""The word and n-gram index answers exactly as `in` does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from contextfold._summarizers._substrings import GRAM, SMALL, Haystack
 
-_ALPHABET = "abc _\x00é"
+_ALPHABET = "abc _\x00é\t\n\u3000"
 
 
 @given(
@@ -32,6 +32,18 @@ def test_contains_is_in(words: list[str], seed: int, data: st.DataObject) -> Non
     cut = text[start : start + size]
     for needle in (cut, cut + "\x01", "é" + cut, data.draw(st.text(_ALPHABET, max_size=20))):
         assert haystack.contains(needle) == (needle in text)
+    for needle in data.draw(st.lists(st.text(_ALPHABET, max_size=3 * GRAM), max_size=8)):
+        assert haystack.contains(needle) == (needle in text)
+
+
+def test_needles_with_spaces_need_whole_inner_words() -> None:
+    """Rule 3: an inner word that is not a whole word of the text rules a needle out."""
+    text = " ".join(f"w{i} x{i % 7}" for i in range(2_000))
+    haystack = Haystack(text)
+    for needle in ("1 x1 w2", "w1999 x", " x", "1 x1 w352 x"):
+        assert haystack.contains(needle)
+    for needle in ("1 x9 w2", "w1 x w2", "w1  x1", "w2 x3"):
+        assert not haystack.contains(needle)
 
 
 def test_small_text_is_searched_directly() -> None:

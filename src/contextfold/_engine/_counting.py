@@ -1,10 +1,12 @@
-"""The engine's seam to token accounting: pick a counter, measure fixed overhead."""
+"""The engine's seam to token accounting: pick a counter, measure fixed overhead, and
+the default summarizer (the embedded ledger, counting with that counter)."""
 
 from __future__ import annotations
 
 from .._errors import ContextFoldError
 from .._messages import Conversation
 from .._summarizers._ledger import LedgerSummarizer
+from .._summarizers._protocol import Summarizer
 from .._tokens._accounting import fixed_overhead as _fixed_overhead
 from .._tokens._api import counter_for
 from .._tokens._protocol import TokenCounter
@@ -35,3 +37,9 @@ def default_summarizer(counter: TokenCounter) -> LedgerSummarizer:
     except ContextFoldError:  # e.g. a calibrated wrapper around a message-only counter
         return LedgerSummarizer()
     return LedgerSummarizer(count_text=count_text)
+
+
+def reads_whole_spans(summarizer: Summarizer) -> bool:
+    """Whether `summarizer` takes a folded span in one request (`Settings.whole_spans`): the
+    embedded ledger bounds its own reading; any other is sent chunks it can take in."""
+    return isinstance(summarizer, LedgerSummarizer)

@@ -70,6 +70,10 @@ class Settings:
     """Share of the budget the card may fill up to when the target's room cannot show every
     statement: the whole budget for one-shot calls; an agent loop passes its high-water
     mark, so its next turn does not compact again at once."""
+    whole_spans: bool = False
+    """The summarizer takes a whole folded span in one request (the embedded ledger bounds
+    its own reading): unless the policy sets `chunk_tokens`, the span is neither cut into
+    chunks nor counted for them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +249,7 @@ def _new_artifacts(
         archive=archive,
         stale=tuple(stale),
         superseded=superseded,
+        whole_spans=settings.whole_spans,
     )
     _keep_artifacts(
         archive, applied.refs, (parts.card, filled.card), (parts.summary, filled.summary)

@@ -32,13 +32,12 @@ from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
 from .._policy import Policy
 from .._statements._card import CardState, dense_text, parse_card, render_card
-from .._strategies._steps import Summarize
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver
 from ._cards import fit_card
 from ._preamble import summary_span, summary_text
-from ._summary import fold, has_body, make_span, reserve_for
+from ._summary import chunk_size, fold, has_body, make_span, reserve_for
 
 MIN_BODY = 16
 """Tokens of summary body below which a summary message is not worth its intro."""
@@ -84,11 +83,13 @@ def fill(
     archive: Archiver,
     stale: tuple[str, ...] = (),
     superseded: tuple[str, ...] = (),
+    whole_spans: bool = False,
 ) -> Generator[SummaryRequest, SummaryResult, Filled]:
     """The card and the summary for `room` tokens (rules 2-6); the card may take up to
     `most` (the room under the card ceiling); `stale`: statements no longer current,
     which the summary must not show; `superseded`: their archive references, listed in the
-    span's entry so that they stay reachable from the output."""
+    span's entry so that they stay reachable from the output; `whole_spans`: the
+    summarizer takes the span in one request (`Settings.whole_spans`)."""
     room = min(room, most)
     if not applied.folded:  # dropped only: the summary stays, the span rides in the card
         kept = _cost(Summary(previous), counter) if previous else 0
@@ -143,14 +144,12 @@ def fill(
             card = fit_card(state, most, counter, archive, applied.refs, span=span, dense=True)
         return _with_pointer(Filled(card, None, _shown(card)), state, span, counter, archive)
     reserve = reserve_for(policy, budget)
-    step = policy.steps.get("summarize")
-    chunk = step.chunk_tokens if isinstance(step, Summarize) and step.chunk_tokens else budget
     summary = yield from fold(
         applied,
         previous,
         span=span,
         max_tokens=min(left, 4 * reserve + intro),
-        chunk=chunk,
+        chunk=chunk_size(policy, budget, whole_spans=whole_spans),
         counter=counter,
         archive=archive,
         carried=_carried(card, state),

@@ -3,6 +3,8 @@
 Rules:
 1. The span goes to the summarizer in chunks of at most `chunk_tokens` (default: the
    budget), oldest first; each request merges the previous summary body (anchored merge).
+   A summarizer that bounds its own reading (the embedded ledger) gets the whole span in
+   one request unless the policy sets `chunk_tokens`: nothing is counted to cut it.
 2. The summary never exceeds the tokens it is given (`max_tokens`: the room the plan
    left after the card, at least its reserve): a longer answer is cut at a line boundary.
 3. The summary being replaced is archived, so no earlier summary is ever lost.
@@ -47,13 +49,21 @@ def summary_cap(reserve: int, counter: TokenCounter) -> int:
     return intro + REF_TOKENS_MAX + reserve
 
 
+def chunk_size(policy: Policy, budget: int, *, whole_spans: bool) -> int | None:
+    """Tokens per summary request (rule 1); None: the whole span in one request."""
+    step = policy.steps.get("summarize")
+    if isinstance(step, Summarize) and step.chunk_tokens:
+        return step.chunk_tokens
+    return None if whole_spans else budget
+
+
 def fold(
     applied: Applied,
     previous: str | None,
     *,
     span: str,
     max_tokens: int,
-    chunk: int,
+    chunk: int | None,
     counter: TokenCounter,
     archive: Archiver,
     carried: tuple[str, ...] = (),
@@ -134,8 +144,11 @@ def _preview(message: Message) -> str:
 
 
 def _chunks(
-    messages: Sequence[Message], refs: Sequence[str], limit: int, counter: TokenCounter
+    messages: Sequence[Message], refs: Sequence[str], limit: int | None, counter: TokenCounter
 ) -> list[tuple[list[Message], list[str]]]:
+    """The span in requests of at most `limit` tokens each (None: one request, uncounted)."""
+    if limit is None:
+        return [(list(messages), list(refs))] if messages else []
     chunks: list[tuple[list[Message], list[str]]] = []
     size = 0
     for message, ref in zip(messages, refs, strict=True):

@@ -42,7 +42,8 @@ class Summarize:
     reserve: int | None = None
     eviction: Eviction = field(default_factory=fit)
     chunk_tokens: int | None = None
-    """Largest span sent in one summarizer request; None means the budget."""
+    """Largest span sent in one summarizer request; None means the budget, or the whole
+    span for the embedded ledger (it bounds its own reading)."""
     kind: Literal["summarize"] = "summarize"
 
 

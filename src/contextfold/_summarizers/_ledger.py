@@ -9,9 +9,11 @@ Rules:
 3. The body never exceeds `request.max_tokens` as measured by `count_text`. Over the bound,
    the least valuable entries go first (`_ledger_bound`): the task and stated goals and
    open errors are kept first, tool data and resolved items go first.
-4. The work is bounded: values are read newest first until the pool holds several times
-   what `max_tokens` can show (`pool_size`); events, goals and the user's words are read
-   in every message, cheaply.
+4. The work is bounded by `max_tokens`, not by the span: each source (the user's text,
+   the agent's, tool output) is read newest first up to a character allowance many times
+   what the bound can show, the span's first user text first (`_ledger_reading`); a short
+   note says how many messages were not read. Values are read newest first until the pool
+   holds several times what `max_tokens` can show (`pool_size`).
 5. Every line ends with the archive refs of the messages it came from, when known. Refs
    that are not archive references are treated as unknown, so the text always parses back.
 6. What the card carries and what the user superseded is left out (`_ledger_carried`), as
@@ -37,6 +39,7 @@ from .._tokens._counters import _Accounted
 from ._ledger_bound import bound
 from ._ledger_carried import carried_test
 from ._ledger_extract import Extraction, extract
+from ._ledger_reading import Reading, reading
 from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
 from ._protocol import SummaryRequest, SummaryResult
 
@@ -72,7 +75,7 @@ class LedgerSummarizer:
     def summarize(self, request: SummaryRequest) -> SummaryResult:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
-        found = _SPANS.read(request.messages, refs, pool_size(request.max_tokens))
+        found = _SPANS.read(request.messages, refs, request.max_tokens)
         key: tuple[object, ...] = (request.previous, request.max_tokens, self.count_text)
         key += (request.carried, request.stale)
         text = _WRITTEN.get(found, key) if _pure(self.count_text) else None
@@ -93,25 +96,27 @@ _REF: Final = re.compile(REF_PATTERN)
 
 
 class _Spans:
-    """The last few spans read (rule 7): by refs and pool, checked against the messages."""
+    """The last few spans read (rule 7): by refs and bound, checked against the messages."""
 
     __slots__ = ("_data", "_lock", "size")
 
     def __init__(self, size: int) -> None:
-        self._data: OrderedDict[tuple[tuple[str, ...], int], tuple[Messages, Extraction]] = (
-            OrderedDict()
-        )
+        self._data: OrderedDict[
+            tuple[tuple[str, ...], int, Reading], tuple[Messages, Extraction]
+        ] = OrderedDict()
         self._lock = threading.Lock()
         self.size = size
 
-    def read(self, messages: Messages, refs: tuple[str, ...], pool: int) -> Extraction:
-        """`extract(messages, refs, pool)`, the same object when this span was read before."""
-        key = (refs, pool)
+    def read(self, messages: Messages, refs: tuple[str, ...], max_tokens: int) -> Extraction:
+        """The extraction for a ledger of `max_tokens`, the same object when this span was
+        read for the same pool and reading before."""
+        pool, limit = pool_size(max_tokens), reading(max_tokens)
+        key = (refs, pool, limit)
         with self._lock:
             found = self._data.get(key)
         if found is not None and found[0] == messages:
             return found[1]
-        value = extract(messages, refs, pool)
+        value = extract(messages, refs, pool, limit)
         with self._lock:
             self._data[key] = (messages, value)
             self._data.move_to_end(key)

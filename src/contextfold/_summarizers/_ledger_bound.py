@@ -3,16 +3,18 @@
 Rules:
 1. Ranks (RANKS): the task (the oldest goals) and the goals the user stated outright ("my
    goal is", "the objective:") come first whatever their status, then the span's open
-   errors; then the values the user gave (the first few always, the others while new),
-   the agent's identifiers and file edits; then requests, decisions, state and tool data;
-   then resolved and older material.
+   errors and the note naming the messages it did not read; then the values the user gave
+   (the first few always, the others while new), the agent's identifiers and file edits;
+   then requests, decisions, state and tool data; then resolved and older material.
 2. Inside a rank: the user's values, file edits and goals and errors carried from
    `previous` lead (`_section_key`); rank 0 orders the task, stated goals, then errors;
    other ranks order values by shape (identifiers, dates and times, amounts and words,
    bare numbers); then newest first, but the user's first values oldest first.
 3. Selection is greedy on upper-bound costs and stops early once the room left cannot
    hold another line, so a pool of thousands of entries costs little. A value already
-   quoted in a chosen line (a goal, an error) is not listed again.
+   quoted in a chosen line (a goal, an error) is not listed again. The whole pool is
+   rendered and measured only when it may fit (`_LIKELY_CHARS_PER_TOKEN`, or every entry
+   fitted the selection).
 4. The result is measured again with `count`; if it is still over the bound (the cost
    estimate was not an upper bound for a custom counter), entries are dropped from the end.
 5. What the card carries (`covered`, `_ledger_carried`) is left out as if never extracted,
@@ -28,6 +30,7 @@ from collections.abc import Callable
 from typing import Final
 
 from ._ledger_extract import STATED
+from ._ledger_reading import UNREAD
 from ._ledger_text import (
     EDIT_ACTIONS,
     GROUPED,
@@ -49,6 +52,7 @@ RANKS: Final[dict[str, tuple[int, int]]] = {
     "goals task": (0, 0),
     "goals stated": (0, 0),
     "errors open": (0, 1),
+    "notes unread": (0, 2),
     "user task": (1, 1),
     "user": (1, 2),
     "identifiers": (1, 2),
@@ -118,6 +122,8 @@ def kind(entry: Entry) -> str:
             return "command"
         case "state" if entry.text.startswith(LAST_ACTION):
             return "last action"
+        case "notes" if entry.text.startswith(UNREAD):
+            return "notes unread"
         case _:
             return entry.section
 
@@ -142,8 +148,9 @@ def _task_values(entries: list[Entry]) -> dict[int, str]:
     return {i: "user task" for i in ordered[:_TASK_VALUES]}
 
 
-_RANK0_ORDER: Final = {"goals task": 0, "goals stated": 1, "errors open": 2}
-"""Inside rank 0: the task, then the stated goals, then open errors (rule 1)."""
+_RANK0_ORDER: Final = {"goals task": 0, "goals stated": 1, "errors open": 2, "notes unread": 3}
+"""Inside rank 0: the task, then the stated goals, then open errors, then the note on the
+messages not read (rule 1)."""
 
 
 def _section_key(entry: Entry, rank: int) -> int:
@@ -160,6 +167,9 @@ _EDITING_TOOL: Final = re.compile(
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
 _TIME_OR_DATE: Final = re.compile(r"\d{1,4}[-:/]\d{1,2}(?:[-:/]\d{1,4})?\b.*")
 _ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
+_ID_LIKE_LINE: Final = re.compile(r"(?=.*[A-Za-z])(?=.*\d)|.*[_/@.]")
+"""`_ID_LIKE` for a one-line text, matched at its start: the same answer without trying
+every letter against every later character (a long word of letters costs linear time)."""
 
 
 def weight(entry: Entry) -> int:
@@ -176,7 +186,14 @@ def weight(entry: Entry) -> int:
         return 2
     if _NUMERIC.fullmatch(text) is not None:
         return 3
-    return 2 if is_setting(entry.group, text) or _ID_LIKE.search(text) is None else 0
+    return 2 if is_setting(entry.group, text) or not _id_like(text) else 0
+
+
+def _id_like(text: str) -> bool:
+    """Letters and digits, or one of `_/@.`: what identifiers have."""
+    if "\n" in text:
+        return _ID_LIKE.search(text) is not None
+    return _ID_LIKE_LINE.match(text) is not None
 
 
 def bound(
@@ -190,13 +207,18 @@ def bound(
     if covered is not None:
         entries = [e for e in entries if e.section not in _KEYED or not covered(e)]
     gone = _Gone(covered)
-    if _fits_whole(entries, gone, _CHARS_PER_TOKEN * max_tokens):
-        whole = render([e for e in entries if not gone(e)])
-        if count(whole) <= max_tokens:
-            return whole
+    likely = sum(len(e.text) for e in entries) <= _LIKELY_CHARS_PER_TOKEN * max_tokens
+    whole = _whole(entries, gone, max_tokens, count) if likely else None
+    if whole is not None:
+        return whole
     keys = priorities(entries)
     order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
-    chosen = _greedy([entries[i] for i in order], max_tokens, count, gone)
+    ranked = [entries[i] for i in order]
+    chosen, complete = _greedy(ranked, max_tokens, count, gone)
+    if complete and not likely and _fits_whole(ranked, gone, _CHARS_PER_TOKEN * max_tokens):
+        whole = _whole(entries, gone, max_tokens, count)
+        if whole is not None:
+            return whole
     text = render(chosen)
     while chosen and count(text) > max_tokens:
         chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
@@ -228,12 +250,19 @@ class _Gone:
         return found
 
 
-def _fits_whole(entries: list[Entry], gone: _Gone, chars: int) -> bool:
-    """Whether the entries not gone hold at most `chars` characters (tested while unsure)."""
-    if sum(len(e.text) for e in entries) <= chars:
-        return True
+def _whole(
+    entries: list[Entry], gone: _Gone, max_tokens: int, count: Callable[[str], int]
+) -> str | None:
+    """The ledger of every entry not gone, if it fits."""
+    text = render([e for e in entries if not gone(e)])
+    return text if count(text) <= max_tokens else None
+
+
+def _fits_whole(ranked: list[Entry], gone: _Gone, chars: int) -> bool:
+    """Whether the entries not gone hold at most `chars` characters, tested in rank order
+    while unsure: the selection then finds the entries it reaches already tested."""
     total = 0
-    for entry in entries:
+    for entry in ranked:
         if not gone(entry):
             total += len(entry.text)
             if total > chars:
@@ -241,9 +270,15 @@ def _fits_whole(entries: list[Entry], gone: _Gone, chars: int) -> bool:
     return True
 
 
+_LIKELY_CHARS_PER_TOKEN: Final = 3
+"""A pool whose texts hold at most this many characters per token of the bound may fit
+whole (a rendered ledger packs about 2.5 per token): it is rendered and measured first. A
+larger one is ranked and selected first, and rendered whole only when every entry fitted:
+measuring a pool far over the bound is wasted work."""
 _CHARS_PER_TOKEN: Final = 8
 """More characters than any tokenizer packs in a token: a pool whose texts are longer
-than this many times the bound cannot fit whole, so it is not rendered to check."""
+than this many times the bound cannot fit whole, so it is not rendered to check (and, when
+longer before leaving anything out, is tested in rank order, see `_fits_whole`)."""
 _MIN_COST: Final = 3
 """No entry costs less than this many tokens (`, x` plus a little)."""
 _MISSES: Final = 256
@@ -298,14 +333,16 @@ class _Fill:
 
 def _greedy(
     ranked: list[Entry], budget: int, count: Callable[[str], int], gone: _Gone
-) -> list[Entry]:
-    """Entries in priority order while their estimated cost fits (costs are upper bounds)."""
+) -> tuple[list[Entry], bool]:
+    """Entries in priority order while their estimated cost fits (costs are upper bounds),
+    and whether every entry fitted (so the whole may)."""
     fill = _Fill(budget, count)
     chosen: list[Entry] = []
     misses = 0
+    complete = True
     for entry in ranked:
         if fill.budget - fill.used < _MIN_COST or misses >= _MISSES:
-            break
+            return chosen, False
         if gone(entry):
             continue
         if entry.section in VALUES and entry.text in fill.said:
@@ -315,4 +352,5 @@ def _greedy(
             misses = 0
         else:
             misses += 1
-    return chosen
+            complete = False
+    return chosen, complete

@@ -9,6 +9,8 @@ Rules:
 3. A text entry that names a stale value (one only the superseded statements state, or
    one a statement names as replaced: "not 3.12", "(X is out of date)") is dropped too,
    wherever it came from, and so is that value itself.
+4. The ledger's own note on the messages it did not read (`_ledger_reading.UNREAD`) is
+   not a statement: it is never left out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from functools import lru_cache, partial
 from .._content_cache import on_clear
 from .._statements._facts import normalize
 from .._statements._kinds import replaced_values, values
+from ._ledger_reading import UNREAD
 from ._ledger_text import VALUES, Entry
 from ._substrings import Haystack
 
@@ -107,7 +110,7 @@ on_clear(_prepared.cache_clear)
 def _covered(entry: Entry, said: _Said, old: set[str]) -> bool:
     if entry.section in VALUES:
         return entry.text in old or said.contains(entry.text)
-    if entry.section not in _TEXT_SECTIONS:
+    if entry.section not in _TEXT_SECTIONS or entry.text.startswith(UNREAD):
         return False
     text = normalize(entry.text.rstrip(_ELLIPSIS))
     if text and said.overlaps(text):

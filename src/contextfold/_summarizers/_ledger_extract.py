@@ -13,16 +13,20 @@ Rules:
 5. Events that change older entries (a completion that closes the latest open goal, a
    success that fixes an open error) are returned separately so the merge can apply them
    to entries from `previous` too.
-6. Bounded work: every message is read oldest first for events, goals, decisions, files
-   and the user's values. Values from agent text, tool calls and tool output are read
-   newest first, each kind only until the pool holds `pool` values of its source: what
-   a bounded ledger cannot show is never extracted.
+6. Bounded work: every message read is read oldest first for events, goals, decisions,
+   files and the user's values. Values from agent text, tool calls and tool output are
+   read newest first, each kind only until the pool holds `pool` values of its source:
+   what a bounded ledger cannot show is never extracted.
+7. What is read at all is bounded too (`_ledger_reading`): the newest parts of each
+   source (the user's text, the agent's text and calls, tool output) up to an allowance
+   of characters that scales with the bound, the span's first user text; a note names
+   how many messages were not read. A call not read still names its result's tool.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from .._messages import (
@@ -52,6 +56,7 @@ from .._statements._facts import (
 )
 from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
+from ._ledger_reading import Reading, Window, source, unread_entry, window
 from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 from ._ledger_values import AGENT, TOOL, USER, Pool
 
@@ -159,16 +164,27 @@ class Extraction:
         return self.seq
 
 
-def extract(messages: tuple[Message, ...], refs: tuple[str, ...], pool: int) -> Extraction:
-    """Entries for `messages` (oldest first); `refs[i]` is message i's archive ref or ''."""
+def extract(
+    messages: tuple[Message, ...], refs: tuple[str, ...], pool: int, limit: Reading
+) -> Extraction:
+    """Entries for `messages` (oldest first) as far as `limit` reads them (rule 7);
+    `refs[i]` is message i's archive ref or ''."""
     out = Extraction()
-    for index, message in enumerate(messages):
+    seen = window(messages, limit)
+    for index in seen.indexes(len(messages)):
         out.at(index)
+        message = messages[index]
         ref = refs[index] if index < len(refs) else ""
         for part in message.parts:
-            _part(out, message, part, ref, index)
-    _values(out, messages, refs, pool)
+            if seen.reads(index, source(message, part)):
+                _part(out, message, part, ref, index)
+            elif isinstance(part, ToolCall):  # its result may be read: it names the tool
+                out.calls[part.id] = part.name
+    _values(out, messages, refs, pool, seen)
     _finish(out, messages)
+    note = unread_entry(seen.unread)
+    if note is not None:
+        out.entries.append(replace(note, seq=seen.start * _SLOT))
     return out
 
 
@@ -352,20 +368,24 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
 
 
 def _values(
-    out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int
+    out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int, seen: Window
 ) -> None:
-    """Values of agent text, tool calls and tool output, newest first, while they may fit."""
+    """Values of agent text, tool calls and tool output read, newest first, while they may
+    fit."""
     values = out.values
-    for index in range(len(messages) - 1, -1, -1):
+    for index in range(len(messages) - 1, seen.start - 1, -1):
         agent, tool = not values.full(AGENT, pool), not values.full(TOOL, pool)
         if not (agent or tool):
             return
+        agent, tool = agent and index >= seen.agent, tool and index >= seen.tool
+        if not (agent or tool):
+            continue
         message = messages[index]
         ref = refs[index] if index < len(refs) else ""
         out.at(index)
         for part in message.parts:
-            for fact, source in _part_values(message, part, agent, tool):
-                values.note(fact, source, out.tick(), ref)
+            for fact, origin in _part_values(message, part, agent, tool):
+                values.note(fact, origin, out.tick(), ref)
 
 
 def _part_values(message: Message, part: object, agent: bool, tool: bool) -> list[tuple[Fact, int]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import KW_ONLY, dataclass, replace
+from dataclasses import KW_ONLY, dataclass
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
@@ -198,7 +198,10 @@ def parse(body: str) -> list[Entry]:
         elif line.strip():
             out.extend(_parse_line(section, line))
     count = len(out)
-    return [replace(e, seq=i - count, new=False) for i, e in enumerate(out)]
+    return [
+        Entry(e.section, e.text, group=e.group, status=e.status, refs=e.refs, seq=i, new=False)
+        for i, e in enumerate(out, -count)
+    ]
 
 
 def _parse_line(section: Section | None, line: str) -> list[Entry]:
