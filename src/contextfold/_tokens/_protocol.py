@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from .._messages import Conversation, Message
 
@@ -46,30 +45,25 @@ class ConversationCounter(TokenCounter, Protocol):
 
 
 def is_conversation_counter(counter: object) -> TypeGuard[ConversationCounter]:
-    """`isinstance(counter, ConversationCounter)`, remembered per type (`_implements`)."""
-    kind: Any = type(counter)
-    return _implements(kind, ConversationCounter) or isinstance(counter, ConversationCounter)
+    """`isinstance(counter, ConversationCounter)`, remembered for types that pass it."""
+    return _passes(counter, ConversationCounter)
 
 
 def is_bounded(counter: object) -> TypeGuard[BoundedCounter]:
-    """`isinstance(counter, BoundedCounter)`, remembered per type (`_implements`)."""
-    kind: Any = type(counter)
-    return _implements(kind, BoundedCounter) or isinstance(counter, BoundedCounter)
+    """`isinstance(counter, BoundedCounter)`, remembered for types that pass it."""
+    return _passes(counter, BoundedCounter)
 
 
-@cache
-def _implements(kind: Any, protocol: Any) -> bool:
-    """Whether the type has every member of the protocol: the runtime check looks at every
-    member each time, and compaction asks it on every call."""
-    return all(hasattr(kind, name) for name in _members(protocol))
+_PASSED: dict[type, set[type]] = {}
+"""Per protocol, the types whose instances passed its runtime check: that check looks at
+every member each time, and compaction asks it on every call."""
 
 
-def _members(protocol: type) -> frozenset[str]:
-    """The methods and properties a protocol asks for, its bases' included."""
-    return frozenset(
-        name
-        for base in protocol.__mro__
-        if base not in (object, Protocol) and base.__module__ == __name__
-        for name, value in vars(base).items()
-        if not name.startswith("_") and (callable(value) or isinstance(value, property))
-    )
+def _passes(counter: object, protocol: type) -> bool:
+    passed = _PASSED.setdefault(protocol, set())
+    if type(counter) in passed:
+        return True
+    if isinstance(counter, protocol):
+        passed.add(type(counter))
+        return True
+    return False
