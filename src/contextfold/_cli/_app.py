@@ -32,7 +32,7 @@ def _typer_hint(hint: Any) -> Any:
         return hint
     kind, *extras = get_args(hint)
     typed = [e.to_typer() if isinstance(e, Opt | Arg) else e for e in extras]
-    return Annotated.__class_getitem__((kind, *typed))
+    return Annotated[kind, *typed]
 
 
 def for_typer(command: Callable[..., None]) -> Callable[..., None]:
@@ -47,6 +47,7 @@ def for_typer(command: Callable[..., None]) -> Callable[..., None]:
     def typed(**kwargs: Any) -> None:
         command(**kwargs)
 
+    # typer reads the signature (which `__signature__` overrides) and the annotations.
     typed.__dict__["__signature__"] = signature.replace(parameters=parameters)
     typed.__annotations__ = {p.name: p.annotation for p in parameters}
     return typed
