@@ -20,8 +20,9 @@ Rules:
    mean pays for the compactions the manager runs now and then), against the same cold
    one-shot call; every one of its views is checked to fit the budget.
 5. Start-up is measured in fresh processes: `-X importtime` for `import contextfold`, and
-   the wall time of `contextfold compact` on the bundled example. Peak memory (tracemalloc)
-   is compared with the size of the input's JSON text. Both start-up runs write bytecode
+   the wall and CPU time of `contextfold compact` on the bundled example (bench/startup.py,
+   which also compares source trees side by side). Peak memory (tracemalloc) is compared
+   with the size of the input's JSON text. Both start-up runs write bytecode
    (PYTHONDONTWRITEBYTECODE unset) after one warm-up run, as an installed package has it.
 
 Usage: .venv/bin/python -m bench.oneshot [--size N] [--rounds R] [--turns T]
@@ -34,9 +35,7 @@ import argparse
 import gc
 import itertools
 import json
-import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -44,14 +43,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import contextfold as cf
 
 from . import baselines as bl
+from . import startup
 from .common import (
-    ROOT,
     Wire,
     corpus,
     machine,
@@ -82,7 +80,6 @@ SYSTEMS = (
     CF_DROP_QUARTER,
     LC_CHEAP,
 )
-EXAMPLE = ROOT / "examples" / "coding-session.openai-chat.json"
 
 
 # --- the systems -------------------------------------------------------------------------
@@ -311,7 +308,7 @@ def _next_exchange(stream: Any) -> list[Wire]:
 def measure_startup(runs: int, out: Result) -> None:
     """Rule 5: import time and CLI wall time, in fresh processes."""
     pattern = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| contextfold$", re.MULTILINE)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = startup.environment(None)
     for _ in range(runs):
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import contextfold"],
@@ -323,20 +320,9 @@ def measure_startup(runs: int, out: Result) -> None:
         found = pattern.search(done.stderr)
         if found:
             out.imports.append(int(found.group(1)) / 1e6)
-    script = Path(sys.executable).with_name("contextfold")
-    command = [str(script), "compact", str(EXAMPLE), "-b", "4000", "-m", "gpt-4o"]
-    subprocess.run(command, capture_output=True, check=True, env=env)  # bytecode, as installed
-    for _ in range(runs):
-        before = _children_cpu()
-        start = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True, env=env)
-        out.cli.append(time.perf_counter() - start)
-        out.cli_cpu.append(_children_cpu() - before)
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    cli = startup.measure({"installed": None}, runs)["installed"]  # bench/startup.py rules
+    out.cli += cli.wall
+    out.cli_cpu += cli.cpu
 
 
 # --- report ------------------------------------------------------------------------------
@@ -445,7 +431,8 @@ def _startup_lines(result: Result) -> list[str]:
     return [
         f"Start-up: `import contextfold` cumulative (-X importtime) {imports} ms "
         "(target < 150 ms); `contextfold compact` on the bundled example (-b 4000 -m gpt-4o) "
-        f"wall {cli} s, CPU (user + system) {cli_cpu} s (target < 0.5 s wall).",
+        f"wall median {statistics.median(result.cli):.3f} s ({cli}), CPU (user + system) "
+        f"median {statistics.median(result.cli_cpu):.3f} s ({cli_cpu}) (target < 0.5 s wall).",
         "",
         "Peak memory of one cold default exact run (tracemalloc) against the input's JSON:",
         "",
@@ -469,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         prepare([warm])
         fn(warm, 10_000)
     result = Result()
-    measure_startup(5, result)
+    measure_startup(10, result)
     measure_synthetic(args.size, args.rounds, enc, result)
     measure_corpus(args.rounds, enc, result)
     measure_resend(args.size, args.turns, enc, result)

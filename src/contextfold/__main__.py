@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
+from importlib.util import find_spec
 
 
 def main() -> None:
     """Run the CLI, or explain how to install it when its extra is missing."""
     try:
-        from ._cli import app  # noqa: PLC0415 - the CLI extra is optional
+        if find_spec("typer") is None:  # looked up, not imported: the quick path runs without
+            raise ModuleNotFoundError(name="typer")
+        from ._cli import main as run  # noqa: PLC0415 - the CLI extra is optional
     except ImportError as exc:  # pragma: no cover - exercised without the extra
         sys.stderr.write(
             f"The contextfold command line needs the 'cli' extra ({exc.name} is missing):\n"
@@ -18,7 +21,7 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a message never crashes
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    app()
+    run()
 
 
 if __name__ == "__main__":

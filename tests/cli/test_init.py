@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import contextfold
+
+from .conftest import CHAT_EXAMPLE as EXAMPLE
 
 PACKAGE = Path(contextfold.__file__).parent / "_cli"
 
@@ -27,12 +31,18 @@ def test_commands_import_only_the_public_api() -> None:
                 assert not any(n.startswith("contextfold.") for n in names), path.name
 
 
-def test_without_the_cli_extra_the_executable_explains_itself() -> None:
+@pytest.mark.parametrize("args", [[], ["compact", str(EXAMPLE), "-b", "4000"]])
+def test_without_the_cli_extra_the_executable_explains_itself(args: list[str]) -> None:
+    # The quick path does not import typer; a plain command line still needs the extra.
     code = (
         "import sys; sys.modules['typer'] = None\nfrom contextfold.__main__ import main\nmain()\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 2
     assert "pip install 'contextfold[cli]'" in done.stderr

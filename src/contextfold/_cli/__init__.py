@@ -6,87 +6,48 @@ Rules:
    usage (click's own usage errors included). Bad input is one line on stderr, never a
    traceback (see `_io`).
 3. Every command's help ends with a runnable example.
+4. Options are declared once, as data (`_params`). typer (`_app`) builds help, completion
+   and usage errors from them; a well-formed command line runs on the quick path
+   (`_quick`) without loading typer, which with pydantic costs ~0.1 s on every run.
+   Command modules never import typer; a usage error goes through `_io.usage_error`.
 """
 
 from __future__ import annotations
 
-import logging
-import warnings
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Final
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-import contextfold
-
-from . import _batch, _compact, _example, _inspect, _recall, _serve
-
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    epilog=_compact.EXAMPLE,
-)
-
-for _module, _name in (
-    (_compact, "compact"),
-    (_inspect, "inspect"),
-    (_recall, "recall"),
-    (_batch, "batch"),
-    (_example, "example"),
-):
-    app.command(_name, epilog=_module.EXAMPLE, no_args_is_help=_name != "example")(
-        getattr(_module, _name)
-    )
-app.command("serve", epilog=_serve.EXAMPLE)(_serve.serve)
+COMMANDS: Final = ("compact", "inspect", "recall", "batch", "example", "serve")
+"""In the order `--help` lists them."""
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"contextfold {contextfold.__version__} ({_license()} License)")
-        raise typer.Exit
+def load(name: str) -> ModuleType:
+    """The module of command `name`: `_<name>`, with the function `<name>` and its `EXAMPLE`."""
+    return import_module(f"._{name}", __name__)
 
 
-def _license() -> str:
-    """The license the installed distribution declares (its metadata, not a copy)."""
-    from importlib.metadata import (  # noqa: PLC0415 - lazily: only --version reads it
-        PackageNotFoundError,
-        metadata,
-    )
+def main() -> None:
+    """Run the command line in `sys.argv`."""
+    from ._quick import run  # noqa: PLC0415 - see rule 4
 
-    try:
-        meta = metadata("contextfold")
-    except PackageNotFoundError:
-        return "unknown"
-    return meta["License-Expression"] or meta["License"] or "unknown"
+    if not run(sys.argv[1:]):
+        from ._app import app  # noqa: PLC0415 - see rule 4
+
+        app()
 
 
-class _Stderr(logging.Handler):
-    """Library warnings (a summarizer that failed over, say) as plain stderr lines."""
+def __getattr__(name: str) -> typer.Typer:
+    """`app`, the typer app, loaded on first use (rule 4)."""
+    if name == "app":
+        from ._app import app  # noqa: PLC0415 - see rule 4
 
-    def emit(self, record: logging.LogRecord) -> None:
-        typer.echo(f"contextfold: {record.getMessage()}", err=True)
-
-
-def _log_to_stderr() -> None:
-    logger = logging.getLogger("contextfold")
-    if not any(isinstance(h, _Stderr) for h in logger.handlers):
-        logger.addHandler(_Stderr(logging.WARNING))
-    warnings.showwarning = _warning_line
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _warning_line(message: Warning | str, *_: object, **__: object) -> None:
-    """A library warning (an unknown model, say) as one plain stderr line."""
-    typer.echo(f"contextfold: warning: {message}", err=True)
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
-    ),
-) -> None:
-    """Keep long-running LLM agents inside their context window."""
-    _log_to_stderr()
-
-
-__all__ = ["app"]
+__all__ = ["COMMANDS", "app", "load", "main"]

@@ -26,10 +26,9 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Final, TextIO
 
-import typer
-
 import contextfold as cf
 
+from ._echo import echo
 from ._io import (
     EXIT_BAD_INPUT,
     EXIT_NOT_FIT,
@@ -60,18 +59,17 @@ from ._options import (
     parse_budget,
     policy,
 )
+from ._params import argument, option
 
 EXAMPLE: Final = (
     "\b\nExample:\n  contextfold batch runs.jsonl compacted.jsonl --budget 40% --model gpt-4o"
 )
 
-InArgument = Annotated[str, typer.Argument(metavar="IN.jsonl", help="One conversation per line.")]
-OutArgument = Annotated[
-    str, typer.Argument(metavar="OUT.jsonl", help="Where results go (- for stdout).")
-]
+InArgument = Annotated[str, argument(metavar="IN.jsonl", help="One conversation per line.")]
+OutArgument = Annotated[str, argument(metavar="OUT.jsonl", help="Where results go (- for stdout).")]
 BatchBudgetOption = Annotated[
     Budget,
-    typer.Option(
+    option(
         "--budget",
         "-b",
         parser=parse_budget,
@@ -81,10 +79,10 @@ BatchBudgetOption = Annotated[
 ]
 ArchiveOption = Annotated[
     str | None,
-    typer.Option("--archive", metavar="DB", help="Keep every original in this SQLite file."),
+    option("--archive", metavar="DB", help="Keep every original in this SQLite file."),
 ]
 JobsOption = Annotated[
-    int, typer.Option("--jobs", "-j", min=0, help="Processes to use; 0 means one per core.")
+    int, option("--jobs", "-j", min=0, help="Processes to use; 0 means one per core.")
 ]
 
 
@@ -147,11 +145,11 @@ def batch(
         with _reader(source) as lines, _writer(target) as sink:
             processes = jobs or os.cpu_count() or 1
             totals = _run(lines, sink, settings, name=name, total=total, processes=processes)
-    typer.echo(totals.summary(), err=True)
+    echo(totals.summary(), err=True)
     if totals.failed:
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise SystemExit(EXIT_BAD_INPUT)
     if strict and totals.unfit:
-        raise typer.Exit(EXIT_NOT_FIT)
+        raise SystemExit(EXIT_NOT_FIT)
 
 
 # --- the worker ------------------------------------------------------------------------------
@@ -323,7 +321,7 @@ def _progress(
 ) -> Iterator[tuple[Callable[[], None], Callable[[str], None]]]:
     """(advance, notify): a progress bar on a terminal, plain stderr lines otherwise."""
     if not sys.stderr.isatty():
-        yield (lambda: None), (lambda text: typer.echo(text, err=True))
+        yield (lambda: None), (lambda text: echo(text, err=True))
         return
     # Imported here: only a batch on a terminal draws a bar, and rich costs every command
     # ~15 ms of start-up otherwise.

@@ -16,10 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 import contextfold as cf
 
+from ._echo import echo
 from ._io import (
     EXIT_NOT_FIT,
     display_name,
@@ -49,23 +48,22 @@ from ._options import (
     policy,
     tokens_only,
 )
+from ._params import argument, option
 from ._progress import phases
 
 EXAMPLE = "\b\nExample:\n  contextfold compact session.json --budget 8000 --model gpt-4o > out.json"
 
 FileArgument = Annotated[
     str,
-    typer.Argument(
-        metavar="FILE", help="JSON payload (a message list or a request body); - for stdin."
-    ),
+    argument(metavar="FILE", help="JSON payload (a message list or a request body); - for stdin."),
 ]
 ReportOption = Annotated[
     str | None,
-    typer.Option("--report", metavar="FILE", help="Write the full report as JSON to FILE."),
+    option("--report", metavar="FILE", help="Write the full report as JSON to FILE."),
 ]
 ArchiveOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--archive",
         metavar="DB",
         help="Keep the originals in this SQLite file for `contextfold recall`.",
@@ -73,7 +71,7 @@ ArchiveOption = Annotated[
 ]
 PinOption = Annotated[
     list[int] | None,
-    typer.Option(
+    option(
         "--pin", metavar="INDEX", help="Keep this message verbatim (repeatable; 0 is the first)."
     ),
 ]
@@ -129,7 +127,7 @@ def compact(
         write("-", to_json(result.payload) + "\n")
     _tell(name, result, archive, choice.spec)
     if strict and not result.report.fits:
-        raise typer.Exit(EXIT_NOT_FIT)
+        raise SystemExit(EXIT_NOT_FIT)
 
 
 @contextmanager
@@ -197,7 +195,7 @@ def _tell(
                 f"{len(report.refs):,} originals behind markers; "
                 "pass --archive DB to keep them for `contextfold recall`"
             )
-    typer.echo("\n".join(lines), err=True)
+    echo("\n".join(lines), err=True)
 
 
 def _writers(report: cf.Report, spec: str | None) -> str:

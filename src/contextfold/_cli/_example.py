@@ -11,10 +11,9 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Annotated, Final
 
-import typer
-
 from ._io import fail
 from ._io import write_text as write
+from ._params import argument
 
 EXAMPLE: Final = (
     "\b\nExample:\n  contextfold example coding-session.openai-chat.json > session.json\n"
@@ -22,7 +21,7 @@ EXAMPLE: Final = (
 )
 
 NameArgument = Annotated[
-    str | None, typer.Argument(help="Which example; omit to list them.", show_default=False)
+    str | None, argument(help="Which example; omit to list them.", show_default=False)
 ]
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Final
 
-import typer
-
 import contextfold as cf
 
 from ._breakdown import TOP, Breakdown, breakdown
 from ._io import display_name, load_json, read_bytes, reporting, to_json
 from ._io import write_text as write
 from ._options import Budget, FormatName, FormatOption, ModelOption, parse_budget, tokens_only
+from ._params import argument, option
 
 if TYPE_CHECKING:  # rich is imported when tables are drawn: other commands start faster
     from rich.console import Console
@@ -27,13 +26,11 @@ EXAMPLE: Final = "\b\nExample:\n  contextfold inspect session.json --model gpt-4
 
 FileArgument = Annotated[
     str,
-    typer.Argument(
-        metavar="FILE", help="JSON payload (a message list or a request body); - for stdin."
-    ),
+    argument(metavar="FILE", help="JSON payload (a message list or a request body); - for stdin."),
 ]
 DryRunOption = Annotated[
     Budget | None,
-    typer.Option(
+    option(
         "--budget",
         "-b",
         parser=parse_budget,
@@ -41,8 +38,8 @@ DryRunOption = Annotated[
         help="Also show what compacting to this budget would do (a dry run).",
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the numbers as JSON.")]
-TopOption = Annotated[int, typer.Option("--top", min=1, help="How many largest messages to list.")]
+JsonOption = Annotated[bool, option("--json", help="Print the numbers as JSON.")]
+TopOption = Annotated[int, option("--top", min=1, help="How many largest messages to list.")]
 
 
 def inspect(

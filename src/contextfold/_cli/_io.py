@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, NoReturn
 
-import typer
-
 from contextfold import ContextFoldError, InvalidConversation
+
+from ._echo import echo
 
 STDIO: Final = "-"
 EXIT_NOT_FIT: Final = 1
@@ -33,8 +33,16 @@ _SHOWN: Final = 300
 
 def fail(message: str) -> NoReturn:
     """Print one error line to stderr and exit with code 2."""
-    typer.echo(f"contextfold: error: {one_line(message)}", err=True)
-    raise typer.Exit(EXIT_BAD_INPUT)
+    echo(f"contextfold: error: {one_line(message)}", err=True)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def usage_error(message: str) -> NoReturn:
+    """A usage error: typer prints it under the command's usage line and exits with code 2.
+    Commands raise it before they read or write anything (the quick path relies on it)."""
+    from typer import BadParameter  # noqa: PLC0415 - only on this error path: start-up time
+
+    raise BadParameter(message)
 
 
 def one_line(text: str) -> str:
@@ -181,7 +189,7 @@ def write_text(path: str, text: str) -> None:
     except BrokenPipeError:
         # The reader went away (`| head`): nothing to report, and nothing left to flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise typer.Exit(0) from None
+        raise SystemExit(0) from None
     except OSError as exc:
         fail(f"standard output: the output could not be written ({exc.strerror or exc})")
 

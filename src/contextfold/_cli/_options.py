@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Final
 
-import typer
+import contextfold as cf
 
-from contextfold import LedgerSummarizer, Policy, Summarizer, summarizer_from_spec
+from ._io import usage_error
+from ._params import option
 
 _TOKENS: Final = re.compile(r"[0-9][0-9_,]*")
 _PERCENT: Final = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*%")
@@ -55,7 +56,7 @@ def parse_budget(text: str) -> Budget:
     found = _PERCENT.fullmatch(text)
     if found and 0 < float(found.group(1)) <= 100:
         return Budget(percent=float(found.group(1)))
-    raise typer.BadParameter(f"{text!r} is not a budget; give tokens (8000) or a share (40%)")
+    usage_error(f"{text!r} is not a budget; give tokens (8000) or a share (40%)")
 
 
 def parse_tokens(text: str) -> Budget:
@@ -63,16 +64,14 @@ def parse_tokens(text: str) -> Budget:
     found = _TOKENS.fullmatch(text.strip())
     tokens = int(text.strip().replace("_", "").replace(",", "")) if found else 0
     if tokens < 1:
-        raise typer.BadParameter(
-            f"{text!r} is not a budget; give a positive number of tokens, e.g. 8000"
-        )
+        usage_error(f"{text!r} is not a budget; give a positive number of tokens, e.g. 8000")
     return Budget(tokens=tokens)
 
 
 def tokens_only(budget: Budget) -> int:
     """The budget in tokens, refusing a percentage (for commands that read one payload)."""
     if budget.tokens is None:
-        raise typer.BadParameter("give the budget in tokens here, e.g. --budget 8000")
+        usage_error("give the budget in tokens here, e.g. --budget 8000")
     return budget.tokens
 
 
@@ -101,26 +100,24 @@ class SummarizerChoice:
     def check(self) -> None:
         """Usage error when model options come without `--summarizer`."""
         if self.spec is None and (self.base_url or self.fallback or self.cache):
-            raise typer.BadParameter(
-                "--base-url, --fallback and --cache need --summarizer BACKEND:MODEL"
-            )
+            usage_error("--base-url, --fallback and --cache need --summarizer BACKEND:MODEL")
 
-    def build(self) -> Summarizer | None:
+    def build(self) -> cf.Summarizer | None:
         """The summarizer, or None for the library's embedded default."""
         if self.spec is None:
             return None
-        return summarizer_from_spec(
+        return cf.summarizer_from_spec(
             self.spec,
             base_url=self.base_url,
             fallback=self.fallback,
             cache_path=self.cache,
-            last_resort=LedgerSummarizer(),
+            last_resort=cf.LedgerSummarizer(),
         )
 
 
 BudgetOption = Annotated[
     Budget,
-    typer.Option(
+    option(
         "--budget",
         "-b",
         parser=parse_tokens,
@@ -130,7 +127,7 @@ BudgetOption = Annotated[
 ]
 ModelOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--model",
         "-m",
         metavar="MODEL",
@@ -139,11 +136,11 @@ ModelOption = Annotated[
 ]
 FormatOption = Annotated[
     FormatName,
-    typer.Option("--format", "-f", help="Wire format of the payload.", case_sensitive=False),
+    option("--format", "-f", help="Wire format of the payload.", case_sensitive=False),
 ]
 HighOption = Annotated[
     float | None,
-    typer.Option(
+    option(
         "--high",
         min=0.0,
         max=1.0,
@@ -152,7 +149,7 @@ HighOption = Annotated[
 ]
 LowOption = Annotated[
     float | None,
-    typer.Option(
+    option(
         "--low",
         min=0.0,
         max=1.0,
@@ -160,11 +157,11 @@ LowOption = Annotated[
     ),
 ]
 StrictOption = Annotated[
-    bool, typer.Option("--strict", help="Exit with code 1 when the result does not fit.")
+    bool, option("--strict", help="Exit with code 1 when the result does not fit.")
 ]
 SpecOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--summarizer",
         metavar="BACKEND:MODEL",
         help="Summarize with a model: openai:MODEL (any OpenAI-compatible server) or "
@@ -174,7 +171,7 @@ SpecOption = Annotated[
 ]
 BaseUrlOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--base-url",
         metavar="URL",
         help="Base URL of the summarizer's server, e.g. http://localhost:8000/v1.",
@@ -183,7 +180,7 @@ BaseUrlOption = Annotated[
 ]
 FallbackOption = Annotated[
     list[str] | None,
-    typer.Option(
+    option(
         "--fallback",
         metavar="BACKEND:MODEL[@URL]",
         help="Model to try when the summarizer fails (repeatable); the ledger is last.",
@@ -192,7 +189,7 @@ FallbackOption = Annotated[
 ]
 CacheOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--cache",
         metavar="DB",
         help="SQLite file caching summaries: the same span is never summarized twice.",
@@ -203,7 +200,7 @@ CacheOption = Annotated[
 
 DeadlineOption = Annotated[
     float | None,
-    typer.Option(
+    option(
         "--deadline",
         min=0.001,
         metavar="SECONDS",
@@ -214,7 +211,9 @@ DeadlineOption = Annotated[
 ]
 
 
-def policy(high: float | None, low: float | None, deadline: float | None = None) -> Policy:
+def policy(high: float | None, low: float | None, deadline: float | None = None) -> cf.Policy:
     """The default policy with the water marks and deadline given on the command line."""
     given = {"high": high, "low": low, "deadline": deadline}
-    return Policy().replace(**{name: value for name, value in given.items() if value is not None})
+    return cf.Policy().replace(
+        **{name: value for name, value in given.items() if value is not None}
+    )

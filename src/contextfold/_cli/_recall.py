@@ -13,23 +13,22 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final
 
-import typer
-
 import contextfold as cf
 
-from ._io import fail, reporting, to_json
+from ._io import fail, reporting, to_json, usage_error
 from ._io import write_text as write
+from ._params import argument, option
 
 EXAMPLE: Final = "\b\nExample:\n  contextfold recall r3a57b177f5 --archive session.db"
 _REF: Final = re.compile(r"(?<![0-9a-z])r[0-9a-f]{10}(?![0-9a-f])")
 
-RefArgument = Annotated[str, typer.Argument(help="Reference from a [cf:...] marker.")]
+RefArgument = Annotated[str, argument(help="Reference from a [cf:...] marker.")]
 ArchiveOption = Annotated[
     str,
-    typer.Option("--archive", metavar="DB", help="SQLite archive written by compact --archive."),
+    option("--archive", metavar="DB", help="SQLite archive written by compact --archive."),
 ]
 JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print reference, kind, label and text as JSON.")
+    bool, option("--json", help="Print reference, kind, label and text as JSON.")
 ]
 
 
@@ -52,7 +51,5 @@ def _reference(text: str) -> str:
     """The one reference in `text` (rule 1)."""
     found: set[str] = set(_REF.findall(text.strip().lower()))
     if len(found) != 1:
-        raise typer.BadParameter(
-            f"{text[:60]!r} is not a reference; copy one from a marker, e.g. r0123456789"
-        )
+        usage_error(f"{text[:60]!r} is not a reference; copy one from a marker, e.g. r0123456789")
     return found.pop()

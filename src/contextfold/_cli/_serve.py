@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Final
 
-import typer
-
 from contextfold import ContextFoldError
 from contextfold import serve as serve_proxy
 
 from ._io import fail
+from ._params import option
 
 EXAMPLE: Final = (
     "\b\nExample:\n"
@@ -26,18 +25,18 @@ EXAMPLE: Final = (
     "  #       Anthropic(base_url='http://127.0.0.1:8787')"
 )
 
-Host = Annotated[str, typer.Option("--host", help="Address to listen on.")]
-Port = Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")]
+Host = Annotated[str, option("--host", help="Address to listen on.")]
+Port = Annotated[int, option("--port", help="Port to listen on; 0 picks a free one.")]
 OpenAIUp = Annotated[
     str,
-    typer.Option("--openai-upstream", metavar="URL", help="OpenAI-compatible base URL (…/v1)."),
+    option("--openai-upstream", metavar="URL", help="OpenAI-compatible base URL (…/v1)."),
 ]
 AnthropicUp = Annotated[
-    str, typer.Option("--anthropic-upstream", metavar="URL", help="Anthropic base URL (…/v1).")
+    str, option("--anthropic-upstream", metavar="URL", help="Anthropic base URL (…/v1).")
 ]
 Store = Annotated[
     str,
-    typer.Option(
+    option(
         "--store",
         metavar="URL",
         help="sqlite:PATH (one process) or redis://HOST:PORT/DB (replicas share it).",
@@ -45,7 +44,7 @@ Store = Annotated[
 ]
 Windows = Annotated[
     list[str] | None,
-    typer.Option(
+    option(
         "--window",
         metavar="MODEL=TOKENS",
         help="Context window of a model (repeatable; a name ending in * is a prefix).",
@@ -53,25 +52,25 @@ Windows = Annotated[
 ]
 DefaultWindow = Annotated[
     int | None,
-    typer.Option("--default-window", help="Window for models nobody knows (else: no compaction)."),
+    option("--default-window", help="Window for models nobody knows (else: no compaction)."),
 ]
-High = Annotated[float, typer.Option("--high", help="Compact past this fraction of the budget.")]
-Low = Annotated[float, typer.Option("--low", help="...down to this fraction.")]
-Ttl = Annotated[float, typer.Option("--session-ttl", help="Seconds a session may stay idle.")]
+High = Annotated[float, option("--high", help="Compact past this fraction of the budget.")]
+Low = Annotated[float, option("--low", help="...down to this fraction.")]
+Ttl = Annotated[float, option("--session-ttl", help="Seconds a session may stay idle.")]
 Token = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--token",
         envvar="CONTEXTFOLD_PROXY_TOKEN",
         help="Require clients to send this in x-contextfold-token.",
     ),
 ]
-MaxBody = Annotated[int, typer.Option("--max-body-mb", help="Largest request body accepted.")]
-Rounds = Annotated[int, typer.Option("--recall-rounds", help="Recall rounds per request.")]
-LogLevel = Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")]
+MaxBody = Annotated[int, option("--max-body-mb", help="Largest request body accepted.")]
+Rounds = Annotated[int, option("--recall-rounds", help="Recall rounds per request.")]
+LogLevel = Annotated[str, option("--log-level", help="debug, info, warning or error.")]
 Workers = Annotated[
     int,
-    typer.Option(
+    option(
         "--workers", help="Processes serving the port; sessions move between them via the store."
     ),
 ]
