@@ -9,8 +9,11 @@ Rules:
    histories and generated chatty sessions (user statements: the card) at 10/25/50%.
 3. `--write FILE` records the digests, `--check FILE` compares with a recorded file and
    names every case that differs. Run it before and after a change.
+4. `--corpus` keeps to the corpus cases: tests/bench/corpus_digests.json records them, and
+   tests/bench/test_digest.py checks every output against it (an intended change of
+   output is recorded again with `--corpus --write tests/bench/corpus_digests.json`).
 
-Usage: .venv/bin/python -m bench.digest (--write | --check) FILE [--quick]
+Usage: .venv/bin/python -m bench.digest (--write | --check) FILE [--quick] [--corpus]
 """
 
 from __future__ import annotations
@@ -87,9 +90,10 @@ def cases(quick: bool = False) -> Iterator[Case]:
     yield from corpus_cases(per_file=5 if quick else None)
 
 
-def digests(quick: bool = False) -> dict[str, str]:
+def digests(quick: bool = False, only_corpus: bool = False) -> dict[str, str]:
     """Case name -> digest."""
-    return {name: digest(run()) for name, run in cases(quick)}
+    chosen = corpus_cases() if only_corpus else cases(quick)
+    return {name: digest(run()) for name, run in chosen}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", type=Path)
     mode.add_argument("--check", type=Path)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--corpus", action="store_true", help="only the corpus cases (rule 4)")
     args = parser.parse_args(argv)
-    found = digests(args.quick)
+    found = digests(args.quick, args.corpus)
     if args.write:
         args.write.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         print(f"{len(found):,} digests written to {args.write}")

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 from bench.baselines import exact_tokens
+from bench.common import corpus
 from bench.sessions import generate, wire
 from bench.synthetic import history
 
 import contextfold as cf
 from bench import digest
+
+RECORDED = Path(__file__).with_name("corpus_digests.json")
 
 
 def _cases() -> list[tuple[str, list[dict[str, object]]]]:
@@ -50,3 +53,21 @@ def test_check_names_every_case_that_differs(
     capsys.readouterr()
     assert digest.main(["--check", str(recorded)]) == 1
     assert f"differs: {first}" in capsys.readouterr().out
+
+
+@pytest.mark.corpus
+def test_every_corpus_output_is_the_recorded_one() -> None:
+    """Speed work changes no output: every compaction of the real corpus (10/25/50% with
+    exact counts, the heuristic, as Anthropic and Responses) digests as recorded (payload,
+    report and every archive record; bench/digest.py rules 1 and 4)."""
+    if not corpus():
+        pytest.skip("the corpus (../shared/corpus) is not on this machine")
+    recorded: dict[str, str] = json.loads(RECORDED.read_text())
+    found = digest.digests(only_corpus=True)
+    assert set(found) == set(recorded)
+    differ = sorted(name for name, value in found.items() if recorded[name] != value)
+    assert not differ, (
+        f"{len(differ)} of {len(found)} corpus outputs changed, e.g. {differ[:3]}; when the "
+        "change is intended, record them again: "
+        "python -m bench.digest --corpus --write tests/bench/corpus_digests.json"
+    )
