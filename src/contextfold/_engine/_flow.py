@@ -317,7 +317,9 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
     costs = UnitCosts(
         prep.units,
         messages=prep.body,
-        counts=Counts(counter, prep.body),
+        counts=counter.view(prep.body, prep.origins)
+        if isinstance(counter, Counts)
+        else Counts(counter, prep.body),
         protection=protection,
         droppable=droppable,
         steps=policy.steps,

@@ -38,12 +38,21 @@ class Counts:
     def __len__(self) -> int:
         return len(self._keep)
 
+    def view(self, messages: Sequence[Message], origins: Sequence[int | None]) -> BodyCounts:
+        """Counts of `messages` (input message `origins[i]`, or a message the engine made
+        when None), sharing these counts: no second index of every message."""
+        return BodyCounts(self, messages, origins)
+
     def __getitem__(self, i: int) -> int:
         """The exact count of input message `i`."""
         known = self._counts[i]
         if known is None:
             known = self._counts[i] = self._inner.count(self._keep[i])
         return known
+
+    def message(self, i: int) -> Message:
+        """Input message `i`."""
+        return self._keep[i]
 
     def count(self, message: Message) -> int:
         """TokenCounter: an input message's count, or the inner counter's (rule 3)."""
@@ -74,3 +83,36 @@ def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:
 
 def _nothing(message: Message) -> int:
     return 0
+
+
+class BodyCounts:
+    """The counts of the messages a compaction plans over, by their input messages."""
+
+    __slots__ = ("_made", "_messages", "_origins", "_parent")
+
+    def __init__(
+        self, parent: Counts, messages: Sequence[Message], origins: Sequence[int | None]
+    ) -> None:
+        self._parent = parent
+        self._messages = messages
+        self._origins = origins
+        self._made: dict[int, int] = {}
+        """Counts of the messages the engine made (repairs), by position."""
+
+    def __getitem__(self, i: int) -> int:
+        origin = self._origins[i]
+        parent = self._parent
+        if origin is not None and parent.message(origin) is self._messages[i]:
+            return parent[origin]
+        found = self._made.get(i)
+        if found is None:
+            found = self._made[i] = parent.count(self._messages[i])
+        return found
+
+    def count(self, message: Message) -> int:
+        """TokenCounter: as the input's counts."""
+        return self._parent.count(message)
+
+    def floor(self, message: Message) -> int:
+        """A lower bound of `count(message)` (the input's counts' floor)."""
+        return self._parent.floor(message)
