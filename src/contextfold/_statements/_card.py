@@ -99,10 +99,16 @@ _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
 
 @lru_cache(maxsize=1 << 15)
 def _kind_of(text: str) -> StatementKind:
-    kinds = [k for k in map(statement_kind, sentences(text)) if k is not None]
+    kinds = [k for k in map(statement_kind, _split(text)) if k is not None]
     if not kinds:
         return statement_kind(text) or "fact"
     return min(kinds, key=rank)
+
+
+@lru_cache(maxsize=1 << 15)
+def _split(text: str) -> tuple[str, ...]:
+    """The sentences of a statement (cached: a statement is read again and again)."""
+    return tuple(sentences(text))
 
 
 @lru_cache(maxsize=1 << 15)
@@ -305,7 +311,7 @@ def _words(text: str) -> frozenset[str]:
 
 def _core_sentences(text: str) -> list[str]:
     """A statement's sentences without an update's lead-in or trailing retractions."""
-    said = sentences(text)
+    said = _split(text)
     core = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
     return core or [text]
 
@@ -434,7 +440,7 @@ def dense_text(text: str) -> str:
     """A statement as the dense card shows it: without an update's lead-in ("Sorry, I
     gave you the wrong value before.", "Change of plan:") or a trailing retraction ("Not
     3191."); the words that state it stay verbatim, the whole is in the block entry."""
-    said = sentences(text)
+    said = _split(text)
     kept = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
     core = " ".join(kept) if kept else text
     bare = UPDATE_LEAD.sub("", core, count=1)
@@ -463,5 +469,5 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-for _cached in (_kind_of, _rule_subject, _words, dense_text, hint):
+for _cached in (_kind_of, _split, _rule_subject, _words, dense_text, hint):
     on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -12,6 +12,11 @@ Rules:
    fences, HTML comments, `>` quotes) is a document the user pasted, not their words:
    `outside_quotes` removes it for callers that need the user's own sentences.
 4. Everything is a pure function of its input: no clock, no randomness, no set order.
+5. Speed never changes what is found. The regex engine skips fast only to a leading
+   character set, so a pattern that would start with a check (a word boundary, a
+   lookbehind) matches its first character first and makes the check behind it; the plain
+   form of each is in tests/statements/test_fast_patterns.py, which checks that both find
+   the same matches.
 """
 
 from __future__ import annotations
@@ -78,11 +83,11 @@ _SHAPES: Final = re.compile(
 
 _SPACED: Final = re.compile(
     r"""
-    (?=[JFMASOND\d])  # a fast first-character filter for the alternatives below
-    (?:(?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
-        (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
-  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
-  | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
+    [JFMASOND\d](?<!\w.)  # rule 5: the first character at a word start, the rest after it
+    (?:(?P<date>(?:(?<=J)(?:an|un|ul)|(?<=F)eb|(?<=M)(?:ar|ay)|(?<=A)(?:pr|ug)|(?<=S)ep
+        |(?<=O)ct|(?<=N)ov|(?<=D)ec)[a-z]{0,6}\.?[ ]\d{1,2}(?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
+  | (?P<time>(?<=\d)\d?(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
+  | (?P<quantity>(?<=\d)\d*(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
         |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w)))
     """,
     re.VERBOSE,
@@ -96,7 +101,9 @@ _WORD: Final = re.compile(
 )
 """A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
-_NAMED_HINT: Final = re.compile(r"(?=[icnep])\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
+_NAMED_HINT: Final = re.compile(
+    r"[icnep](?<!\w.)(?:(?<=i)ds?|(?<=n)umbers?|(?<=c)odes?|(?<=e)(?:mail|nding)|(?<=p)ort)\b"
+)
 """A word `_NAMED_IN_TEXT` needs, in lowercased text: without one, it is not run."""
 _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
@@ -335,7 +342,11 @@ _QUOTED: Final = re.compile(
     re.S | re.M,
 )
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_SENTENCE_END: Final = re.compile(
+    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
+)
+"""Spaces (after closing quotes or brackets) that end a sentence: after `.!?`, before a
+character that is not lowercase (rule 5: matched from its first character)."""
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 

@@ -16,6 +16,9 @@ Rules:
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
+5. Speed never changes a result: a search most sentences fail runs only when the text
+   holds a word every match contains (DECISION_NEEDS), and patterns that would start with
+   a check match their first character first (as `_facts` rule 5 says).
 All functions are pure and cached by sentence.
 """
 
@@ -77,6 +80,19 @@ _DECISION: Final = re.compile(
     r"\b(?:we|i)(?:'ll| will) go with\b|\blet'?s go with\b|\bwent with\b|^decision\s*:|"
     r"\bthe decision is\b|\bwe(?:'re| are) going with\b"
 )
+DECISION_NEEDS: Final = (
+    "decided",
+    "agreed",
+    "chose",
+    "settled on",
+    "picked",
+    "opted",
+    "go with",
+    "going with",
+    "went with",
+    "decision",
+)
+"""Every _DECISION match contains one of these (rule 5): text with none is not searched."""
 _REQUEST: Final = re.compile(
     r"^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:can|could|would|will|do|does|did|is|are|was|were|have|"
     r"has|should|shall|may|might|what|why|how|when|where|who|which)\b"
@@ -108,10 +124,15 @@ _OUTDATED: Final = re.compile(
 )
 """A value named as no longer holding: "(2027-06-28 is out of date.)"."""
 _TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
-_NUMBER: Final = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
-_NAME: Final = re.compile(
-    r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))"
+_NUMBER: Final = re.compile(
+    r"[$\d](?<![\w.-][$\d])(?:(?<=\$)\d+|(?<=\d)\d*)(?:[.,:/-]\d+)*%?(?!\w)"
 )
+"""A number or amount, not inside a word (rule 5: from its first character)."""
+_NAME: Final = re.compile(
+    r"[A-Z](?<=[a-z,;:] [A-Z])(?:[a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]\w*(?![\w-]))"
+)
+"""A capitalized name or an acronym after a lowercase word or a comma (rule 5: from its
+first letter)."""
 _UPDATE_WORDS: Final = word_set(
     """
     actually correction update changed change changes switch switched switching moved move
@@ -174,7 +195,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
         found = None if not named and subject_words(text) <= _GO_AHEAD else "goal"
-    elif _DECISION.search(folded):
+    elif any(need in folded for need in DECISION_NEEDS) and _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
         found = "fact"
@@ -197,18 +218,27 @@ def subject_words(text: str) -> frozenset[str]:
     names = {w for v in stated for w in v.split()}
     out: set[str] = set()
     for word in _TOKEN.findall(text):
-        if word in stated or word in names or _has_digit(word):
-            continue
-        lowered = word.lower()
-        if lowered in FILLER:
-            continue
-        for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
-            if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
-                continue
-            stem = _stem(piece)
-            if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
-                out.add(stem)
+        if word not in stated and word not in names:
+            out.update(_word_subjects(word))
     return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_subjects(word: str) -> tuple[str, ...]:
+    """The subject words one token gives, wherever it stands (cached: words recur)."""
+    if _has_digit(word):
+        return ()
+    lowered = word.lower()
+    if lowered in FILLER:
+        return ()
+    out: list[str] = []
+    for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
+        if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
+            continue
+        stem = _stem(piece)
+        if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
+            out.append(stem)
+    return tuple(out)
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
@@ -267,5 +297,13 @@ def rank(kind: StatementKind) -> int:
     return RANKS[kind]
 
 
-for _cached in (statement_kind, values, subject_words, is_update, replaced_values, is_filler):
+for _cached in (
+    statement_kind,
+    values,
+    subject_words,
+    _word_subjects,
+    is_update,
+    replaced_values,
+    is_filler,
+):
     on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
