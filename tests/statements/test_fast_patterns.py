@@ -1,4 +1,5 @@
-"""Each pattern written for speed (`_facts` rule 5) finds what its plain form finds."""
+"""Each pattern written for speed (`_facts` rule 5) finds what its plain form finds, and a
+gate that skips a search never skips one that would match (`_kinds` rule 5)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements import _facts, _kinds
+from contextfold._statements import _card, _cues, _facts, _kinds
 
 _SPACED = re.compile(
     r"""
@@ -121,3 +122,95 @@ def test_sentence_ends(text: str) -> None:
 def test_numbers_and_names(text: str) -> None:
     assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)
     assert _found(_kinds._NAME, text) == _found(_NAME, text)
+
+
+_WORD_PIECES = (
+    "a",
+    "Z",
+    "s",
+    "x",
+    "v",
+    "f",
+    "e",
+    "E",
+    "1",
+    "٣",
+    "é",
+    ".",
+    "..",
+    "_",
+    "-",
+    "/",
+    "~",
+    "@",
+    ":",
+    "::",
+    "$",
+    "€",
+    "()",
+    "(",
+    ",",
+    "%",
+    "py",
+    ".py",
+    ".json",
+    "Error",
+    "Value",
+    "http",
+    "ms",
+    "AM",
+)
+words = st.lists(st.sampled_from(_WORD_PIECES), max_size=12).map("".join) | st.text(max_size=12)
+
+
+@given(words)
+def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
+    if _facts._SHAPED.search(word) is None:
+        assert _facts._SHAPES.search(word) is None
+
+
+_GATED = (
+    *sorted(_kinds.UPDATE_NEEDS),
+    *_kinds.DECISION_NEEDS,
+    *sorted(_card._ANAPHORS),
+    "from now on",
+    "going forward",
+    "no longer",
+    "no,",
+    "scratch that",
+    "on second thought",
+    "change of plan",
+    "is now",
+    "now is",
+    "any more",
+    "rather than",
+    "we decided",
+    "i'll go with",
+    "let's go with",
+    "decision:",
+    "not",
+    "to",
+    "by",
+    "with",
+    "the",
+    "it's",
+    "x_it",
+    "é",
+    "2",
+    ".",
+    "!",
+    ",",
+)
+sentences = st.lists(st.sampled_from(_GATED) | st.text(max_size=4), max_size=12).map(" ".join)
+
+
+@given(sentences)
+def test_gates_never_skip_a_match(sentence: str) -> None:
+    folded = _cues.fold(sentence)
+    words = _cues.words_of(folded)
+    if _kinds._UPDATE.search(folded) is not None:
+        assert not _kinds.UPDATE_NEEDS.isdisjoint(words)
+    if _kinds._DECISION.search(folded) is not None:
+        assert any(need in folded for need in _kinds.DECISION_NEEDS)
+    if _card._ANAPHOR.search(folded) is not None:
+        assert not _card._ANAPHORS.isdisjoint(words)

@@ -44,7 +44,7 @@ from typing import Final
 
 from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of
+from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
     UPDATE_LEAD,
@@ -124,6 +124,8 @@ def _lead_only(sentence: str) -> bool:
 
 
 _ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
+_ANAPHORS: Final = word_set("it that this them they those these there which")
+"""The words one of which every _ANAPHOR match is (`_cues.words_of`)."""
 
 
 _RETRACTS: Final = re.compile(
@@ -141,7 +143,9 @@ def _refers_back(sentence: str) -> bool:
     folded = fold(sentence)
     if _RETRACTS.match(folded) is not None and len(subject_words(sentence)) <= _RETRACT_WORDS:
         return True
-    return _ANAPHOR.search(folded) is not None and len(subject_words(sentence)) <= 2
+    if _ANAPHORS.isdisjoint(words_of(folded)) or _ANAPHOR.search(folded) is None:
+        return False
+    return len(subject_words(sentence)) <= 2
 
 
 def _candidates(message: Message, *, pinned: bool) -> list[str]:

@@ -28,9 +28,10 @@ Rules:
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final, Literal
 
+from .._content_cache import on_clear
 from ._facts import normalize, word_set
 
 Kind = Literal[
@@ -269,15 +270,20 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
 def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    words = _LETTERS.findall(folded)
     by_word = _by_word()
-    found = {i for word in words if word in by_word for i in by_word[word]}
+    found = {i for word in words_of(folded) if word in by_word for i in by_word[word]}
     table = compiled()
     return [table[i] for i in sorted(found)]
 
 
+@lru_cache(maxsize=1 << 15)
+def words_of(folded: str) -> frozenset[str]:
+    """The words of folded text as `needs` names them: maximal runs of the letters a-z
+    (cached: cues, updates and references back all ask)."""
+    return frozenset(_LETTERS.findall(folded))
+
+
 _LETTERS: Final = re.compile(r"[a-z]+")
-"""A word as `needs` names it: a maximal run of the letters a-z."""
 
 
 @cache
@@ -407,3 +413,6 @@ def _polarity(kind: Kind | None, folded: str) -> str:
     if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
         return "neg"
     return "pos"
+
+
+on_clear(words_of.cache_clear)  # clear_caches() forgets what was read from texts

@@ -101,6 +101,14 @@ _WORD: Final = re.compile(
 )
 """A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_SHAPED: Final = re.compile(
+    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\w\(|[A-Za-z\d]-[A-Za-z\d]"
+    r"|_[A-Za-z]|[A-Za-z\d]_|[a-z\d][A-Z]|[A-Z][A-Z\d]"
+)
+"""What a word with any _SHAPES match has (rule 5): a digit, a currency sign, `@`, `/`,
+`::`, an error name, a dotted name, a call, a hyphen between letters or digits, an
+underscore next to a letter, or a capital after a letter, digit or capital. A word with
+none is not searched (long runs of dots cost the full search time squared)."""
 _NAMED_HINT: Final = re.compile(
     r"[icnep](?<!\w.)(?:(?<=i)ds?|(?<=n)umbers?|(?<=c)odes?|(?<=e)(?:mail|nding)|(?<=p)ort)\b"
 )
@@ -192,7 +200,7 @@ _PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)
 @lru_cache(maxsize=1 << 16)
 def _word_facts(word: str) -> tuple[Fact, ...]:
     """The shapes in one word (cached: the same words recur across a conversation)."""
-    if _INTERESTING.search(word) is None:
+    if _INTERESTING.search(word) is None or _SHAPED.search(word) is None:
         return ()
     whole = _SHAPES.fullmatch(word.rstrip(_PUNCTUATION))
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))

@@ -17,8 +17,8 @@ Rules:
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
-   holds a word every match contains (DECISION_NEEDS), and patterns that would start with
-   a check match their first character first (as `_facts` rule 5 says).
+   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS), and patterns that
+   would start with a check match their first character first (as `_facts` rule 5 says).
 All functions are pure and cached by sentence.
 """
 
@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Final, Literal
 
 from .._content_cache import on_clear
-from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold
+from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
 from ._facts import text_facts, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
@@ -113,6 +113,16 @@ _UPDATE: Final = re.compile(
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
 )
+UPDATE_NEEDS: Final = word_set(
+    """
+    actually correction update updated change changed changes scratch wait sorry instead no
+    second now forward longer switch switched switching move moved moving anymore any but
+    rather replace replaced bump bumped raise raised lower lowered increase increased
+    increases decrease decreased decreases reduce reduced extend extended push pushed
+    postpone postponed
+    """
+)
+"""Every _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
@@ -260,7 +270,8 @@ def _stem(word: str) -> str:
 @lru_cache(maxsize=1 << 15)
 def is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
-    return _UPDATE.search(fold(text)) is not None
+    folded = fold(text)
+    return not UPDATE_NEEDS.isdisjoint(words_of(folded)) and _UPDATE.search(folded) is not None
 
 
 @lru_cache(maxsize=1 << 15)
