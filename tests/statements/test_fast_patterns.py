@@ -21,6 +21,32 @@ _SPACED = re.compile(
     """,
     re.VERBOSE,
 )
+_SHAPES = re.compile(
+    r"""
+    (?P<url>https?://[^\s<>"'`)\]]+)
+  | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+  | (?P<test>[\w./-]+\.py::[\w:\[\].-]+)
+  | (?P<date>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)
+  | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
+  | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
+  | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
+  | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
+  | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
+        |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
+  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
+  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
+  | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
+  | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
+        |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
+  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
+  | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
+  | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
+  | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
+  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
+  | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
+    """,
+    re.VERBOSE,
+)
 _NAMED_HINT = re.compile(r"\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
@@ -159,8 +185,26 @@ _WORD_PIECES = (
     "http",
     "ms",
     "AM",
+    "v",
+    "T",
+    "ab",
+    "f3",
+    "0a",
+    "B",
+    "[x]",
+    "+",
 )
 words = st.lists(st.sampled_from(_WORD_PIECES), max_size=12).map("".join) | st.text(max_size=12)
+
+
+def _span(match: re.Match[str] | None) -> tuple[tuple[int, int], str | None] | None:
+    return None if match is None else (match.span(), match.lastgroup)
+
+
+@given(words)
+def test_shapes_table(word: str) -> None:
+    assert _span(_facts._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
+    assert _found(_facts._SHAPES, word) == _found(_SHAPES, word)
 
 
 @given(words)
@@ -214,3 +258,22 @@ def test_gates_never_skip_a_match(sentence: str) -> None:
         assert any(need in folded for need in _kinds.DECISION_NEEDS)
     if _card._ANAPHOR.search(folded) is not None:
         assert not _card._ANAPHORS.isdisjoint(words)
+
+
+_TEXT_PIECES = (
+    *_WORD_PIECES,
+    *",;()[]{}<>\"'`=|*!?",
+    "http://a.b/c(d)",
+    "1,250",
+    "\x1f",
+    "\x0b",
+    "\n",
+)
+
+
+@given(st.lists(st.sampled_from(_TEXT_PIECES) | st.text(max_size=3), max_size=20).map("".join))
+def test_words_split_like_the_word_pattern(text: str) -> None:
+    assert _facts.words(text) == _facts._WORD.findall(text)
+    assert _facts.words(text.encode("ascii", "ignore").decode()) == _facts._WORD.findall(
+        text.encode("ascii", "ignore").decode()
+    )

@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain
 from typing import Final
 
@@ -53,33 +53,78 @@ class Fact:
     """True when the role came from a name in the data rather than the value's shape."""
 
 
-_SHAPES: Final = re.compile(
-    r"""
-    (?P<url>https?://[^\s<>"'`)\]]+)
-  | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
-  | (?P<test>[\w./-]+\.py::[\w:\[\].-]+)
-  | (?P<date>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)
-  | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
-  | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
-  | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
-  | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
-  | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
-        |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
-  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
-  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
-  | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
-  | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
-        |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
-  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
-  | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
-  | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
-  | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
-  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
-  | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
-    """,
-    re.VERBOSE,
+SHAPES: Final = (
+    ("url", "h", r"https?://[^\s<>\"'`)\]]+"),
+    ("email", r"[\w.+-]", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ("test", r"[\w./-]", r"[\w./-]+\.py::[\w:\[\].-]+"),
+    ("date", r"\d", r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?"),
+    ("time", r"\d", r"\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.?|\d{1,2}:\d{2}(?::\d{2})?"),
+    ("money", r"[$€£]", r"[$€£]\d[\d,]*(?:\.\d+)?"),
+    ("path", r"[~./\w-]", r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?|[\w.-]+(?:/[\w.-]+)+"),
+    ("error", r"[A-Za-z_]", r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)"),
+    (
+        "file",
+        r"[\w-]",
+        r"[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go|java|c|h"
+        r"|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log)",
+    ),
+    (
+        "slug",
+        r"[A-Za-z\d]",
+        r"(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+",
+    ),
+    ("version", r"[v\d]", r"v\d+(?:\.\d+)+|\d+(?:\.\d+){2,3}"),
+    ("symbol", r"[A-Za-z_]", r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z_]\w*\(\)"),
+    (
+        "quantity",
+        r"\d",
+        r"\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?"
+        r"|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)",
+    ),
+    ("identifier", r"[_A-Za-z]", r"_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+|_+[A-Za-z]\w*"),
+    ("class", r"[A-Za-z]", r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*[A-Z]\w*"),
+    ("hash", r"[0-9a-f]", r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}"),
+    ("code", r"[A-Z\d]", r"[A-Z][A-Z0-9]{2,11}|\d+[A-Z][A-Z0-9]+"),
+    ("alnum", r"[A-Za-z]", r"[A-Za-z]+\d+[A-Za-z0-9]*"),
+    ("number", r"\d", r"\d[\d,]{2,}(?:\.\d+)?"),
 )
-"""Shapes of one word, tried in order; the first that matches the whole word wins."""
+"""Shapes of one word as (role, the characters a match can start with, pattern), tried in
+order: the first that matches the whole word wins."""
+
+
+def _alternation(rows: tuple[tuple[str, str, str], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<{role}>{pattern})" for role, _, pattern in rows))
+
+
+_SHAPES: Final = _alternation(SHAPES)
+_FIRST: Final = {
+    "0": "0123456789",
+    "a": "abcdefghijklmnopqrstuvwxyz",
+    "A": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+}
+"""Classes of a word's first character with shapes of their own (rule 5): ASCII digits,
+lowercase and capitals; a word that starts otherwise is matched against every shape."""
+
+
+@cache
+def _shapes_from(first: str) -> re.Pattern[str]:
+    """SHAPES that can start with a character of class `first` (in order, so the first whole
+    match is the same as with every shape)."""
+    chars = _FIRST[first]
+    return _alternation(tuple(row for row in SHAPES if re.search(row[1], chars)))
+
+
+def _whole_shape(word: str) -> re.Match[str] | None:
+    """`_SHAPES.fullmatch(word)`, tried only with the shapes that can start as it does."""
+    first = word[:1]
+    if "0" <= first <= "9":
+        return _shapes_from("0").fullmatch(word)
+    if "a" <= first <= "z":
+        return _shapes_from("a").fullmatch(word)
+    if "A" <= first <= "Z":
+        return _shapes_from("A").fullmatch(word)
+    return _SHAPES.fullmatch(word)
+
 
 _SPACED: Final = re.compile(
     r"""
@@ -100,6 +145,9 @@ _WORD: Final = re.compile(
     r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
 )
 """A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
+_SEPARATORS: Final = str.maketrans(dict.fromkeys(",;()[]{}<>\"'`=|*!?", " "))
+"""_WORD's separators other than spaces, each turned into a space."""
+_THOUSANDS: Final = re.compile(r",\d{3}")
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SHAPED: Final = re.compile(
     r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\w\(|[A-Za-z\d]-[A-Za-z\d]"
@@ -186,7 +234,15 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
 
 def _words_facts(text: str) -> Iterator[Fact]:
     """The facts of each word of `text` in order (iterated in C: texts have many words)."""
-    return chain.from_iterable(map(_word_facts, _WORD.findall(text)))
+    return chain.from_iterable(map(_word_facts, words(text)))
+
+
+def words(text: str) -> list[str]:
+    """`_WORD.findall(text)`, split in C where that is the same (rule 5): ASCII text with
+    no URL, no `()` and no `,ddd` is its runs of characters that are not separators."""
+    if not text.isascii() or "http" in text or "()" in text or _THOUSANDS.search(text):
+        return _WORD.findall(text)
+    return text.translate(_SEPARATORS).split()
 
 
 def _in_any(value: str, spaced: list[Fact]) -> bool:
@@ -202,7 +258,7 @@ def _word_facts(word: str) -> tuple[Fact, ...]:
     """The shapes in one word (cached: the same words recur across a conversation)."""
     if _INTERESTING.search(word) is None or _SHAPED.search(word) is None:
         return ()
-    whole = _SHAPES.fullmatch(word.rstrip(_PUNCTUATION))
+    whole = _whole_shape(word.rstrip(_PUNCTUATION))
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
     out: list[Fact] = []
     for match in matches:
