@@ -50,6 +50,7 @@ _SHAPES = re.compile(
 _NAMED_HINT = re.compile(r"\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
 _NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
 
 _PIECES = (
@@ -113,6 +114,12 @@ _PIECES = (
     "/",
     "é",
     "٣",
+    "$",
+    "c++",
+    "C#",
+    "x.y",
+    "a'b",
+    "%",
 )
 _GLUE = (" ", "", "  ", "\t", "\u00a0", ", ", ". ", '." ', "\n")
 texts = st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=16).flatmap(
@@ -148,6 +155,7 @@ def test_sentence_ends(text: str) -> None:
 def test_numbers_and_names(text: str) -> None:
     assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)
     assert _found(_kinds._NAME, text) == _found(_NAME, text)
+    assert _kinds._TOKEN.findall(text) == _TOKEN.findall(text)
 
 
 _WORD_PIECES = (
@@ -215,6 +223,9 @@ def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
 
 _GATED = (
     *sorted(_kinds.UPDATE_NEEDS),
+    *_kinds.UPDATE_FIRST,
+    "update",
+    "updated to",
     *_kinds.DECISION_NEEDS,
     *sorted(_card._ANAPHORS),
     "from now on",
@@ -253,7 +264,7 @@ def test_gates_never_skip_a_match(sentence: str) -> None:
     folded = _cues.fold(sentence)
     words = _cues.words_of(folded)
     if _kinds._UPDATE.search(folded) is not None:
-        assert not _kinds.UPDATE_NEEDS.isdisjoint(words)
+        assert not _kinds.UPDATE_NEEDS.isdisjoint(words) or folded.startswith(_kinds.UPDATE_FIRST)
     if _kinds._DECISION.search(folded) is not None:
         assert any(need in folded for need in _kinds.DECISION_NEEDS)
     if _card._ANAPHOR.search(folded) is not None:

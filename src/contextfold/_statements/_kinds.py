@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 from typing import Final, Literal
 
 from .._content_cache import on_clear
@@ -113,16 +114,30 @@ _UPDATE: Final = re.compile(
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
 )
+UPDATE_FIRST: Final = (
+    "actually",
+    "correction",
+    "update",
+    "change",
+    "scratch that",
+    "wait",
+    "sorry",
+    "instead",
+    "no,",
+    "on second thought",
+    "small change",
+    "quick change",
+)
+"""How an update that names itself first starts (rule 5)."""
 UPDATE_NEEDS: Final = word_set(
     """
-    actually correction update updated change changed changes scratch wait sorry instead no
-    second now forward longer switch switched switching move moved moving anymore any but
-    rather replace replaced bump bumped raise raised lower lowered increase increased
-    increases decrease decreased decreases reduce reduced extend extended push pushed
-    postpone postponed
+    now forward longer instead switch switched switching change changed changes move moved
+    moving anymore any but rather replace replaced updated bump bumped raise raised lower
+    lowered increase increased increases decrease decreased decreases reduce reduced extend
+    extended push pushed postpone postponed
     """
 )
-"""Every _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
+"""Every other _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
@@ -133,7 +148,11 @@ _OUTDATED: Final = re.compile(
     re.IGNORECASE,
 )
 """A value named as no longer holding: "(2027-06-28 is out of date.)"."""
-_TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
+_TOKEN: Final = re.compile(
+    r"[A-Za-z$\d](?:(?<=[A-Za-z])(?:[A-Za-z0-9_'+#.-]*[A-Za-z0-9+#])?|(?<=\$)\d[\w.,:/$%-]*"
+    r"|(?<=\d)[\w.,:/$%-]*)"
+)
+"""A word, or a number with what sticks to it (rule 5: from its first character)."""
 _NUMBER: Final = re.compile(
     r"[$\d](?<![\w.-][$\d])(?:(?<=\$)\d+|(?<=\d)\d*)(?:[.,:/-]\d+)*%?(?!\w)"
 )
@@ -225,12 +244,11 @@ def values(text: str) -> frozenset[str]:
 def subject_words(text: str) -> frozenset[str]:
     """Content words of `text` without values, names, filler or update words (rule 3)."""
     stated = values(text)
-    names = {w for v in stated for w in v.split()}
-    out: set[str] = set()
-    for word in _TOKEN.findall(text):
-        if word not in stated and word not in names:
-            out.update(_word_subjects(word))
-    return frozenset(out)
+    tokens = _TOKEN.findall(text)
+    if stated:
+        skip = stated | {w for v in stated for w in v.split()}
+        tokens = [w for w in tokens if w not in skip]
+    return frozenset(chain.from_iterable(map(_word_subjects, tokens)))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -271,7 +289,9 @@ def _stem(word: str) -> str:
 def is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
     folded = fold(text)
-    return not UPDATE_NEEDS.isdisjoint(words_of(folded)) and _UPDATE.search(folded) is not None
+    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
+        return False
+    return _UPDATE.search(folded) is not None
 
 
 @lru_cache(maxsize=1 << 15)
