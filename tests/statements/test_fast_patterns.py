@@ -288,3 +288,30 @@ def test_words_split_like_the_word_pattern(text: str) -> None:
     assert _facts.words(text.encode("ascii", "ignore").decode()) == _facts._WORD.findall(
         text.encode("ascii", "ignore").decode()
     )
+
+
+def _error_line(text: str) -> str | None:
+    """`_facts.error_line` with every line of the head read first."""
+    if "Traceback (most recent call last)" in text:
+        found = _facts._EXCEPTION_LINE.findall(
+            text.rsplit("Traceback (most recent call last)", maxsplit=1)[-1]
+        )
+        if found:
+            return _facts.clip(found[-1], 200)
+    lines = [line for line in text[:4000].splitlines() if line.strip()]
+    if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
+        lines = lines[1:]
+    for line in lines[:6]:
+        if _facts._ERROR_START.match(f"{line}\n") or any(
+            p in line.lower() for p in _facts._ERROR_PHRASES
+        ):
+            return _facts.clip(line, 200)
+    return None
+
+
+_LINES = ("OBSERVATION:", "ERROR: x", "ok", "", "  ", "ValueError: bad", "FAILED a", "x" * 30)
+
+
+@given(st.lists(st.sampled_from(_LINES) | st.text(max_size=8), max_size=12).map("\n".join))
+def test_error_line_reads_the_head_lines_only(text: str) -> None:
+    assert _facts.error_line(text) == _error_line(text)

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import chain
+from itertools import chain, islice
 from typing import Final
 
 from .._content_cache import ContentCache, on_clear
@@ -476,17 +476,19 @@ def error_line(text: str) -> str | None:
         found = _EXCEPTION_LINE.findall(tail)
         if found:
             return clip(found[-1], 200)
-    for line in _content_lines(text)[:_HEAD_LINES]:
+    for line in _head_lines(text):
         if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
             return clip(line, 200)
     return None
 
 
-def _content_lines(text: str) -> list[str]:
-    lines = [line for line in text[:_ERROR_HEAD].splitlines() if line.strip()]
+def _head_lines(text: str) -> list[str]:
+    """The first _HEAD_LINES lines with text, past a label line ("OBSERVATION:")."""
+    said = (line for line in text[:_ERROR_HEAD].splitlines() if line.strip())
+    lines = list(islice(said, _HEAD_LINES + 1))
     if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
         return lines[1:]
-    return lines
+    return lines[:_HEAD_LINES]
 
 
 _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)", re.M)
