@@ -1,5 +1,6 @@
-"""Each pattern written for speed (`_facts` rule 5) finds what its plain form finds, and a
-gate that skips a search never skips one that would match (`_kinds` rule 5)."""
+"""Each pattern written for speed (`_facts` rule 5, `_shapes` rule 3) finds what its plain
+form finds, and a gate that skips a search never skips one that would match (`_kinds`
+rule 5)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements import _card, _cues, _facts, _kinds
+from contextfold._statements import _card, _cues, _facts, _kinds, _shapes
 
 _SPACED = re.compile(
     r"""
@@ -211,14 +212,14 @@ def _span(match: re.Match[str] | None) -> tuple[tuple[int, int], str | None] | N
 
 @given(words)
 def test_shapes_table(word: str) -> None:
-    assert _span(_facts._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
-    assert _found(_facts._SHAPES, word) == _found(_SHAPES, word)
+    assert _span(_shapes._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
+    assert _found(_shapes._SHAPES, word) == _found(_SHAPES, word)
 
 
 @given(words)
 def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
-    if _facts._SHAPED.search(word) is None:
-        assert _facts._SHAPES.search(word) is None
+    if _shapes._SHAPED.search(word) is None:
+        assert _shapes._SHAPES.search(word) is None
 
 
 _GATED = (
@@ -284,8 +285,8 @@ _TEXT_PIECES = (
 
 @given(st.lists(st.sampled_from(_TEXT_PIECES) | st.text(max_size=3), max_size=20).map("".join))
 def test_words_split_like_the_word_pattern(text: str) -> None:
-    assert _facts.words(text) == _facts._WORD.findall(text)
-    assert _facts.words(text.encode("ascii", "ignore").decode()) == _facts._WORD.findall(
+    assert _shapes.words(text) == _shapes._WORD.findall(text)
+    assert _shapes.words(text.encode("ascii", "ignore").decode()) == _shapes._WORD.findall(
         text.encode("ascii", "ignore").decode()
     )
 
