@@ -138,7 +138,8 @@ def _words_facts(text: str) -> Iterator[Fact]:
 @lru_cache(maxsize=1 << 16)
 def _word_facts(word: str) -> tuple[Fact, ...]:
     """The shapes in one word (cached: the same words recur across a conversation)."""
-    return tuple(Fact(role, value) for role, value in shapes(word))
+    found = shapes(word)
+    return tuple([Fact(role, value) for role, value in found]) if found else ()
 
 
 def _in_any(value: str, spaced: list[Fact]) -> bool:
