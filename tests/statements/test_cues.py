@@ -1,11 +1,25 @@
-"""The combined cue pattern finds a match exactly when one of the cues does."""
+"""The cue pre-filter (rule 4) never rejects a sentence a cue matches: classifying with the
+candidate cues agrees with trying every cue."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements._cues import CUES, _any_cue, classify
+from contextfold._statements._cues import (
+    _LEAD_IN,
+    _MAX_CHARS,
+    _MIN_CHARS,
+    CUES,
+    Kind,
+    _context_ok,
+    candidates,
+    classify,
+    compiled,
+    fold,
+)
 
 _WORDS = (
     "you",
@@ -76,13 +90,45 @@ _WORDS = (
     "days",
 )
 
-sentences = st.lists(st.sampled_from(_WORDS) | st.text(max_size=6), max_size=14).map(" ".join)
+_NEEDED = sorted({word for _, needs, _ in CUES for word in needs})
+_JOINED = ("i'd", "you're", "it's", "its", "don't", "mustn't", "shouldn't", "aren't", "i", "we")
+_PUNCT = (",", ".", ":", "!", "'", "-", "_", "2", "é", "Important:", "rule:")
+
+words = st.sampled_from(_WORDS) | st.sampled_from(_NEEDED) | st.sampled_from(_JOINED)
+pieces = words | st.sampled_from(_PUNCT) | st.text(max_size=6)
+sentences = st.lists(pieces, max_size=14).map(" ".join) | st.lists(pieces, max_size=14).map("".join)
+
+
+def _read_every_cue(sentence: str) -> tuple[Kind, str] | None:
+    """`_cues._read` by its plain definition: every cue tried, in order, on every form."""
+    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
+        return None
+    folded = fold(sentence)
+    lead_in = _LEAD_IN.match(folded)
+    forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
+    for form in forms:
+        for kind, _, pattern in CUES:
+            if re.search(pattern, form) is not None and _context_ok(kind, form):
+                return kind, form
+    return None
 
 
 @given(sentences)
-def test_combined_pattern_matches_when_a_cue_does(sentence: str) -> None:
-    some = any(cue.search(sentence) is not None for _, cue in CUES)
-    assert (_any_cue().search(sentence) is not None) == some
+def test_prefilter_keeps_every_cue_that_matches(sentence: str) -> None:
+    folded = fold(sentence)
+    kept = candidates(folded)
+    lead_in = _LEAD_IN.match(folded)
+    forms = [folded] + ([folded[lead_in.end() :]] if lead_in is not None else [])
+    for form in forms:
+        for cue in compiled():
+            if cue[1].search(form) is not None:
+                assert cue in kept, (form, cue[1].pattern)
+
+
+@given(sentences)
+def test_classify_agrees_with_trying_every_cue(sentence: str) -> None:
+    found = _read_every_cue(sentence)
+    assert classify(sentence) == (found[0] if found is not None else None)
 
 
 def test_rules_still_classified() -> None:

@@ -271,9 +271,10 @@ def test_normalize_and_clip() -> None:
 def test_words_inside_spaced_values_are_left_out_as_before(text: str) -> None:
     """The joined-string test is `any(value in spaced)`, NUL in a word included."""
     from contextfold._statements import _facts as facts
+    from contextfold._statements import _shapes
 
     spaced = [facts.Fact(m.lastgroup or "value", m.group()) for m in facts._SPACED.finditer(text)]
-    words = [f for w in facts._WORD.findall(text) for f in facts._word_facts(w)]
+    words = [f for w in _shapes._WORD.findall(text) for f in facts._word_facts(w)]
     if spaced:
         words = [f for f in words if not any(f.value in s.value for s in spaced)]
     found = facts._prose_facts(text)

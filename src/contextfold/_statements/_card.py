@@ -44,7 +44,7 @@ from typing import Final
 
 from .._content_cache import ContentCache, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of
+from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
     UPDATE_LEAD,
@@ -99,10 +99,16 @@ _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
 
 @lru_cache(maxsize=1 << 15)
 def _kind_of(text: str) -> StatementKind:
-    kinds = [k for k in map(statement_kind, sentences(text)) if k is not None]
+    kinds = [k for k in map(statement_kind, _split(text)) if k is not None]
     if not kinds:
         return statement_kind(text) or "fact"
     return min(kinds, key=rank)
+
+
+@lru_cache(maxsize=1 << 15)
+def _split(text: str) -> tuple[str, ...]:
+    """The sentences of a statement (cached: a statement is read again and again)."""
+    return tuple(sentences(text))
 
 
 @lru_cache(maxsize=1 << 15)
@@ -118,6 +124,8 @@ def _lead_only(sentence: str) -> bool:
 
 
 _ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
+_ANAPHORS: Final = word_set("it that this them they those these there which")
+"""The words one of which every _ANAPHOR match is (`_cues.words_of`)."""
 
 
 _RETRACTS: Final = re.compile(
@@ -135,7 +143,9 @@ def _refers_back(sentence: str) -> bool:
     folded = fold(sentence)
     if _RETRACTS.match(folded) is not None and len(subject_words(sentence)) <= _RETRACT_WORDS:
         return True
-    return _ANAPHOR.search(folded) is not None and len(subject_words(sentence)) <= 2
+    if _ANAPHORS.isdisjoint(words_of(folded)) or _ANAPHOR.search(folded) is None:
+        return False
+    return len(subject_words(sentence)) <= 2
 
 
 def _candidates(message: Message, *, pinned: bool) -> list[str]:
@@ -305,7 +315,7 @@ def _words(text: str) -> frozenset[str]:
 
 def _core_sentences(text: str) -> list[str]:
     """A statement's sentences without an update's lead-in or trailing retractions."""
-    said = sentences(text)
+    said = _split(text)
     core = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
     return core or [text]
 
@@ -434,7 +444,7 @@ def dense_text(text: str) -> str:
     """A statement as the dense card shows it: without an update's lead-in ("Sorry, I
     gave you the wrong value before.", "Change of plan:") or a trailing retraction ("Not
     3191."); the words that state it stay verbatim, the whole is in the block entry."""
-    said = sentences(text)
+    said = _split(text)
     kept = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
     core = " ".join(kept) if kept else text
     bare = UPDATE_LEAD.sub("", core, count=1)
@@ -463,5 +473,5 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-for _cached in (_kind_of, _rule_subject, _words, dense_text, hint):
+for _cached in (_kind_of, _split, _rule_subject, _words, dense_text, hint):
     on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -19,14 +19,19 @@ Rules:
    `pos`/`neg` (do / do not) for the rest. A permission relaxes a prohibition, so it has
    the `neg` key of what it permits. Outside deadlines, no content words left means no
    supersession: the key is then the normalized sentence.
+4. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
+   every match contains one; a sentence is searched only with the cues it has a word for,
+   so most sentences cost one split into words. `needs` only skips searches that would
+   fail: it never changes what is detected.
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final, Literal
 
+from .._content_cache import on_clear
 from ._facts import normalize, word_set
 
 Kind = Literal[
@@ -73,15 +78,21 @@ _PERSONAL: Final = (
 )
 
 
-def _cue(kind: Kind, pattern: str) -> tuple[Kind, re.Pattern[str]]:
-    """One row of CUES (a leading `(?=[...])` names the letters a match can start with, so
-    the search skips other positions fast)."""
-    return kind, re.compile(pattern)
+Cue = tuple[Kind, frozenset[str], str]
+"""(kind, words one of which a match contains, pattern)."""
 
 
-CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
+def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
+    """One row of CUES: a match contains one of the `needs` words (rule 4); a leading
+    `(?=[...])` names the letters a match can start with, so the search skips other
+    positions fast."""
+    return kind, word_set(needs), pattern
+
+
+CUES: Final[tuple[Cue, ...]] = (
     _cue(
         "permission",
+        "you free fine ok okay alright need",
         r"(?=[yfin])\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
         r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
@@ -89,55 +100,81 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "limit",
+        "most more up maximum max below under less within cheaper exceed higher limit limited",
         rf"(?=[anumblwc])\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
         rf"at or below|at or under|"
         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
         rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
     ),
-    _cue("limit", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
-    _cue("limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
-    _cue("deadline", rf"(?=[bnud])\b(?:by|before|no later than|until|due)\s+{_WHEN}"),
-    _cue("deadline", r"(?=d)\bdeadline\b"),
+    _cue("limit", "budget", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
+    _cue("limit", "limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
+    _cue(
+        "deadline",
+        "by before later until due",
+        rf"(?=[bnud])\b(?:by|before|no later than|until|due)\s+{_WHEN}",
+    ),
+    _cue("deadline", "deadline", r"(?=d)\bdeadline\b"),
     _cue(
         "prohibition",
+        "do don never avoid stop",
         _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
         r"(?!worry|hesitate|mind\b|forget)\w",
     ),
     _cue(
         "prohibition",
+        "must mustn should shouldn may are aren",
         r"(?=[ywt])\b(?:you|we|the agent|the assistant) (?:must not|mustn't|should not|"
         r"shouldn't|may not|are not allowed to|aren't allowed to|are not to)\b",
     ),
-    _cue("prohibition", r"(?=i)\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b"),
-    _cue("prohibition", r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)"),
-    _cue("prohibition", r"(?=m)(?:(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b)"),
     _cue(
         "prohibition",
-        _WITHOUT,
+        "want wish need",
+        r"(?=i)\bi (?:do not|don't|would not|wouldn't) (?:want|wish|need)\b",
     ),
     _cue(
+        "prohibition",
+        "rather circumstances",
+        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)",
+    ),
+    _cue(
+        "prohibition",
+        "must mustn",
+        r"(?=m)(?:(?<!there )\bmust not\b|\bmustn't\b|\bmust never\b)",
+    ),
+    _cue("prohibition", "without", _WITHOUT),
+    _cue(
         "obligation",
+        "always sure ensure remember forget",
         _OPENER + r"(?:always|make sure|be sure|ensure|remember to|"
         r"don't forget to|do not forget to)\b",
     ),
-    _cue("obligation", r"(?=[apl,])(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b"),
     _cue(
         "obligation",
+        "sure",
+        r"(?=[apl,])(?:\band|\bplease|\balso|,) (?:make sure|be sure to)\b",
+    ),
+    _cue(
+        "obligation",
+        "must need have required should",
         r"(?=[yw])(?<!\bin case )(?<!\bif )\b(?:you|we) (?:must|need to|have to|are required to|"
         r"should)\b"
         r"(?! be able| see| find| know| have received| get| receive| already| probably)",
     ),
     _cue(
-        "obligation", r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)"
+        "obligation",
+        "you always",
+        r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)",
     ),
     _cue(
         "obligation",
+        "has have need needs required",
         r"(?=[eaf])\b(?:every|each|all|from now on,? (?:every|each|all))\b[^.;]{0,60}?"
         r"\b(?:has to|have to|needs? to|is required to|are required to)\b",
     ),
-    _cue("obligation", r"(?=n), no exceptions\b"),
+    _cue("obligation", "exceptions", r"(?=n), no exceptions\b"),
     _cue(
         "obligation",
+        "when whenever each every after before once if",
         r"^(?:when|whenever|each time|every time|after|before|once|if)\b[^,]{3,60},\s*"
         r"(?:please\s+)?(?:always\s+)?(?:sign|tag|mention|include|add|use|write|ping|notify|"
         r"tell|ask|run|check|email|send|label|prefix|end|start|put|keep|update|commit|open|"
@@ -145,6 +182,7 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "prohibition",
+        "no",
         _OPENER + r"no (?:new |more |extra |additional |external |third-party )?"
         r"(?!problem|worries|worry|thanks|thank|luck|idea|way|clue|doubt|rush|pressure|"
         r"one|longer|matter|need|change|changes|further|other|reservation|i\b|it\b)"
@@ -152,32 +190,38 @@ CUES: Final[tuple[tuple[Kind, re.Pattern[str]], ...]] = (
     ),
     _cue(
         "obligation",
+        "must shall",
         r"(?=[ms])(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
         r"be (?:a|an|the|some|that|why|wrong|missing|because|related)\b)\w+",
     ),
     _cue(
         "obligation",
+        "keep only stick use limit stay",
         _OPENER + r"(?:keep|only|stick to|use only|limit yourself to|stay)\s+"
         r"(?!going|trying|looking|up\b|it up|in mind|me posted|on\b|tuned|calm|with me)\w",
     ),
-    _cue("preference", _OPENER + r"use\b[^,.;]{1,60}, not\b"),
+    _cue("preference", "use", _OPENER + r"use\b[^,.;]{1,60}, not\b"),
     _cue(
         "preference",
+        "prefer rather preference use",
         r"(?=[imp])(?:\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
         r"\bmy preference\b|\bplease use\b)",
     ),
     _cue(
         "preference",
+        "instead",
         _OPENER + r"(?:use|write|call|run|put|keep|return|choose|pick|pay|"
         r"send|switch to)\b.*\binstead of\b",
     ),
     _cue(
         "correction",
+        "actually instead second change correction scratch wait",
         r"^(?:actually|instead|on second thought|change of plans?|correction|"
         r"scratch that|wait)\b",
     ),
     _cue(
         "note",
+        "note mind remember later future record fyi information know",
         r"^(?:please )?(?:note that|keep in mind(?: that)?|bear in mind(?: that)?|remember that|"
         r"for later|for future reference|for the record|fyi|for your information|"
         r"just so you know)\b[,:]?\s+\S",
@@ -211,21 +255,51 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
     if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
         return None
     folded = fold(sentence)
+    cues = candidates(folded)
+    if not cues:  # most sentences state no rule: no cue has a word it needs (rule 4)
+        return None
     lead_in = _LEAD_IN.match(folded)
     forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
     for form in forms:
-        if _any_cue().search(form) is None:  # most sentences state no rule: one search
-            continue
-        for kind, cue in CUES:
+        for kind, cue in cues:
             if cue.search(form) is not None and _context_ok(kind, form):
                 return kind, form
     return None
 
 
+def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
+    """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
+    word: those with a `needs` word among its words (rule 4)."""
+    by_word = _by_word()
+    found = {i for word in words_of(folded) if word in by_word for i in by_word[word]}
+    table = compiled()
+    return [table[i] for i in sorted(found)]
+
+
+@lru_cache(maxsize=1 << 15)
+def words_of(folded: str) -> frozenset[str]:
+    """The words of folded text as `needs` names them: maximal runs of the letters a-z
+    (cached: cues, updates and references back all ask)."""
+    return frozenset(_LETTERS.findall(folded))
+
+
+_LETTERS: Final = re.compile(r"[a-z]+")
+
+
 @cache
-def _any_cue() -> re.Pattern[str]:
-    """All CUES as one alternation: it finds a match exactly when one of them does."""
-    return re.compile("|".join(f"(?:{cue.pattern})" for _, cue in CUES))
+def compiled() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    """CUES compiled (on first use: importing stays cheap)."""
+    return tuple((kind, re.compile(pattern)) for kind, _, pattern in CUES)
+
+
+@cache
+def _by_word() -> dict[str, tuple[int, ...]]:
+    """Each `needs` word and the indexes of the cues that need it."""
+    out: dict[str, list[int]] = {}
+    for i, (_, needs, _) in enumerate(CUES):
+        for word in needs:
+            out.setdefault(word, []).append(i)
+    return {word: tuple(found) for word, found in out.items()}
 
 
 def classify(sentence: str) -> Kind | None:
@@ -339,3 +413,6 @@ def _polarity(kind: Kind | None, folded: str) -> str:
     if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
         return "neg"
     return "pos"
+
+
+on_clear(words_of.cache_clear)  # clear_caches() forgets what was read from texts

@@ -4,14 +4,17 @@ Rules:
 1. A fact is a (role, value) pair. `named` facts take their role from a name the data
    gave (a JSON key, "my user ID is X"); the others take it from the value's shape
    (path, date, money, error type, ...). Values are quoted verbatim, never rewritten.
-2. Shapes are matched by one ordered regex: the first alternative that matches at a
-   position wins, so a URL is not also read as a path and a date is not a number.
-   Hyphenated or dotted names with a digit or a capital (`build-F1-3F9A.internal`,
-   `archive-R1-3F9A`, a UUID) are one value (`slug`), never their pieces.
+2. A value's shape is read word by word (`_shapes`); shapes that span a space (`May 20th`,
+   `11 AM`) and named values are read in prose only.
 3. Quoted material inside a user message (tagged blocks like `<pr_description>`, code
    fences, HTML comments, `>` quotes) is a document the user pasted, not their words:
    `outside_quotes` removes it for callers that need the user's own sentences.
 4. Everything is a pure function of its input: no clock, no randomness, no set order.
+5. Speed never changes what is found. The regex engine skips fast only to a leading
+   character set, so a pattern that would start with a check (a word boundary, a
+   lookbehind) matches its first character first and makes the check behind it; the plain
+   form of each is in tests/statements/test_fast_patterns.py, which checks that both find
+   the same matches.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
 from typing import Final
 
 from .._content_cache import ContentCache, on_clear
+from ._shapes import PUNCTUATION, shapes, words
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -48,68 +52,25 @@ class Fact:
     """True when the role came from a name in the data rather than the value's shape."""
 
 
-_SHAPES: Final = re.compile(
-    r"""
-    (?P<url>https?://[^\s<>"'`)\]]+)
-  | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
-  | (?P<test>[\w./-]+\.py::[\w:\[\].-]+)
-  | (?P<date>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)
-  | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
-  | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
-  | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
-  | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
-  | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
-        |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
-  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
-  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
-  | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
-  | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
-        |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
-  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
-  | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
-  | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
-  | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
-  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
-  | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
-    """,
-    re.VERBOSE,
-)
-"""Shapes of one word, tried in order; the first that matches the whole word wins."""
-
 _SPACED: Final = re.compile(
     r"""
-    (?=[JFMASOND\d])  # a fast first-character filter for the alternatives below
-    (?:(?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
-        (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
-  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
-  | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
+    [JFMASOND\d](?<!\w.)  # rule 5: the first character at a word start, the rest after it
+    (?:(?P<date>(?:(?<=J)(?:an|un|ul)|(?<=F)eb|(?<=M)(?:ar|ay)|(?<=A)(?:pr|ug)|(?<=S)ep
+        |(?<=O)ct|(?<=N)ov|(?<=D)ec)[a-z]{0,6}\.?[ ]\d{1,2}(?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
+  | (?P<time>(?<=\d)\d?(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
+  | (?P<quantity>(?<=\d)\d*(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
         |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w)))
     """,
     re.VERBOSE,
 )
 """Shapes that span a space (`May 20th`, `11 AM`, `3 bags`), looked for in prose only."""
 
-_ALIASES: Final = {"alnum": "identifier"}
-_WORD: Final = re.compile(
-    r"https?://[^\s<>\"'`)\]]+"
-    r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
+_NAMED_HINT: Final = re.compile(
+    r"[icnep](?<!\w.)(?:(?<=i)ds?|(?<=n)umbers?|(?<=c)odes?|(?<=e)(?:mail|nding)|(?<=p)ort)\b"
 )
-"""A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
-_INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
-_NAMED_HINT: Final = re.compile(r"(?=[icnep])\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
 """A word `_NAMED_IN_TEXT` needs, in lowercased text: without one, it is not run."""
 _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
-
-_CAPS_WORDS: Final = word_set(
-    """
-    AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE
-    PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP
-    """
-)
-_PUNCTUATION: Final = ".,;:!?'\"*"
-_TRAILING: Final = _PUNCTUATION + ")]}"
-_MAX_VALUE: Final = 160
 
 _NAMED_IN_TEXT: Final = re.compile(
     r"(?=[IiNnCcEePp])\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
@@ -171,7 +132,14 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
 
 def _words_facts(text: str) -> Iterator[Fact]:
     """The facts of each word of `text` in order (iterated in C: texts have many words)."""
-    return chain.from_iterable(map(_word_facts, _WORD.findall(text)))
+    return chain.from_iterable(map(_word_facts, words(text)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_facts(word: str) -> tuple[Fact, ...]:
+    """The shapes in one word (cached: the same words recur across a conversation)."""
+    found = shapes(word)
+    return tuple([Fact(role, value) for role, value in found]) if found else ()
 
 
 def _in_any(value: str, spaced: list[Fact]) -> bool:
@@ -180,22 +148,6 @@ def _in_any(value: str, spaced: list[Fact]) -> bool:
 
 _PROSE_FACTS: Final = ContentCache(_prose_facts, FACTS_CACHE)
 """Facts of prose per text, across calls (tool output is cached by `tool_facts`)."""
-
-
-@lru_cache(maxsize=1 << 16)
-def _word_facts(word: str) -> tuple[Fact, ...]:
-    """The shapes in one word (cached: the same words recur across a conversation)."""
-    if _INTERESTING.search(word) is None:
-        return ()
-    whole = _SHAPES.fullmatch(word.rstrip(_PUNCTUATION))
-    matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
-    out: list[Fact] = []
-    for match in matches:
-        role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
-        value = _clean(match.group(), role)
-        if value is not None:
-            out.append(Fact(role, value))
-    return tuple(out)
 
 
 def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
@@ -210,38 +162,7 @@ def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
             yield label, match.group("digits")
         elif words:
             kind = match.group("kind").lower().removesuffix("s")
-            yield "_".join([*words, kind]), match.group("value").rstrip(_PUNCTUATION)
-
-
-def _clean(raw: str, role: str) -> str | None:
-    value = raw.rstrip(_TRAILING if role in {"url", "path", "time"} else _PUNCTUATION).strip()
-    if len(value) < 3 or len(value) > _MAX_VALUE:
-        return None
-    if role == "code" and value in _CAPS_WORDS:
-        return None
-    if role == "path" and not _path_like(value):
-        return None
-    if role == "symbol" and _false_symbol(value):
-        return None
-    if role == "slug" and _COMPOUND.fullmatch(value) is not None:
-        return None
-    return value
-
-
-_COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
-"""A number-word compound (`24-hour`, `64-bit`) or a range (`3-4`): not a name."""
-
-
-def _path_like(value: str) -> bool:
-    if value.startswith(("/", "~/", "./", "../")):
-        return any(c.isalpha() for c in value) and "//" not in value
-    last = value.rsplit("/", 1)[-1]
-    return value.count("/") >= 2 or ("." in last and not last.endswith("."))
-
-
-def _false_symbol(value: str) -> bool:
-    parts = value.removesuffix("()").split(".")
-    return len(parts) > 1 and max(len(p) for p in parts) < 3
+            yield "_".join([*words, kind]), match.group("value").rstrip(PUNCTUATION)
 
 
 # --- JSON -----------------------------------------------------------------------------------
@@ -335,7 +256,11 @@ _QUOTED: Final = re.compile(
     re.S | re.M,
 )
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_SENTENCE_END: Final = re.compile(
+    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
+)
+"""Spaces (after closing quotes or brackets) that end a sentence: after `.!?`, before a
+character that is not lowercase (rule 5: matched from its first character)."""
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
@@ -401,17 +326,19 @@ def error_line(text: str) -> str | None:
         found = _EXCEPTION_LINE.findall(tail)
         if found:
             return clip(found[-1], 200)
-    for line in _content_lines(text)[:_HEAD_LINES]:
+    for line in _head_lines(text):
         if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
             return clip(line, 200)
     return None
 
 
-def _content_lines(text: str) -> list[str]:
-    lines = [line for line in text[:_ERROR_HEAD].splitlines() if line.strip()]
+def _head_lines(text: str) -> list[str]:
+    """The first _HEAD_LINES lines with text, past a label line ("OBSERVATION:")."""
+    said = (line for line in text[:_ERROR_HEAD].splitlines() if line.strip())
+    lines = list(islice(said, _HEAD_LINES + 1))
     if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
         return lines[1:]
-    return lines
+    return lines[:_HEAD_LINES]
 
 
 _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)", re.M)

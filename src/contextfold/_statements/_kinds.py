@@ -16,6 +16,9 @@ Rules:
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
+5. Speed never changes a result: a search most sentences fail runs only when the text
+   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS), and patterns that
+   would start with a check match their first character first (as `_facts` rule 5 says).
 All functions are pure and cached by sentence.
 """
 
@@ -23,10 +26,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 from typing import Final, Literal
 
 from .._content_cache import on_clear
-from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold
+from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
 from ._facts import text_facts, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
@@ -77,6 +81,19 @@ _DECISION: Final = re.compile(
     r"\b(?:we|i)(?:'ll| will) go with\b|\blet'?s go with\b|\bwent with\b|^decision\s*:|"
     r"\bthe decision is\b|\bwe(?:'re| are) going with\b"
 )
+DECISION_NEEDS: Final = (
+    "decided",
+    "agreed",
+    "chose",
+    "settled on",
+    "picked",
+    "opted",
+    "go with",
+    "going with",
+    "went with",
+    "decision",
+)
+"""Every _DECISION match contains one of these (rule 5): text with none is not searched."""
 _REQUEST: Final = re.compile(
     r"^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:can|could|would|will|do|does|did|is|are|was|were|have|"
     r"has|should|shall|may|might|what|why|how|when|where|who|which)\b"
@@ -97,6 +114,30 @@ _UPDATE: Final = re.compile(
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
 )
+UPDATE_FIRST: Final = (
+    "actually",
+    "correction",
+    "update",
+    "change",
+    "scratch that",
+    "wait",
+    "sorry",
+    "instead",
+    "no,",
+    "on second thought",
+    "small change",
+    "quick change",
+)
+"""How an update that names itself first starts (rule 5)."""
+UPDATE_NEEDS: Final = word_set(
+    """
+    now forward longer instead switch switched switching change changed changes move moved
+    moving anymore any but rather replace replaced updated bump bumped raise raised lower
+    lowered increase increased increases decrease decreased decreases reduce reduced extend
+    extended push pushed postpone postponed
+    """
+)
+"""Every other _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
@@ -107,11 +148,20 @@ _OUTDATED: Final = re.compile(
     re.IGNORECASE,
 )
 """A value named as no longer holding: "(2027-06-28 is out of date.)"."""
-_TOKEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
-_NUMBER: Final = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
-_NAME: Final = re.compile(
-    r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))"
+_TOKEN: Final = re.compile(
+    r"[A-Za-z$\d](?:(?<=[A-Za-z])(?:[A-Za-z0-9_'+#.-]*[A-Za-z0-9+#])?|(?<=\$)\d[\w.,:/$%-]*"
+    r"|(?<=\d)[\w.,:/$%-]*)"
 )
+"""A word, or a number with what sticks to it (rule 5: from its first character)."""
+_NUMBER: Final = re.compile(
+    r"[$\d](?<![\w.-][$\d])(?:(?<=\$)\d+|(?<=\d)\d*)(?:[.,:/-]\d+)*%?(?!\w)"
+)
+"""A number or amount, not inside a word (rule 5: from its first character)."""
+_NAME: Final = re.compile(
+    r"[A-Z](?<=[a-z,;:] [A-Z])(?:[a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]\w*(?![\w-]))"
+)
+"""A capitalized name or an acronym after a lowercase word or a comma (rule 5: from its
+first letter)."""
 _UPDATE_WORDS: Final = word_set(
     """
     actually correction update changed change changes switch switched switching moved move
@@ -174,7 +224,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
         found = None if not named and subject_words(text) <= _GO_AHEAD else "goal"
-    elif _DECISION.search(folded):
+    elif any(need in folded for need in DECISION_NEEDS) and _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
         found = "fact"
@@ -194,21 +244,29 @@ def values(text: str) -> frozenset[str]:
 def subject_words(text: str) -> frozenset[str]:
     """Content words of `text` without values, names, filler or update words (rule 3)."""
     stated = values(text)
-    names = {w for v in stated for w in v.split()}
-    out: set[str] = set()
-    for word in _TOKEN.findall(text):
-        if word in stated or word in names or _has_digit(word):
+    tokens = _TOKEN.findall(text)
+    if stated:
+        skip = stated | {w for v in stated for w in v.split()}
+        tokens = [w for w in tokens if w not in skip]
+    return frozenset(chain.from_iterable(map(_word_subjects, tokens)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_subjects(word: str) -> tuple[str, ...]:
+    """The subject words one token gives, wherever it stands (cached: words recur)."""
+    if _has_digit(word):
+        return ()
+    lowered = word.lower()
+    if lowered in FILLER:
+        return ()
+    out: list[str] = []
+    for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
+        if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
             continue
-        lowered = word.lower()
-        if lowered in FILLER:
-            continue
-        for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
-            if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
-                continue
-            stem = _stem(piece)
-            if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
-                out.add(stem)
-    return frozenset(out)
+        stem = _stem(piece)
+        if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
+            out.append(stem)
+    return tuple(out)
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
@@ -230,7 +288,10 @@ def _stem(word: str) -> str:
 @lru_cache(maxsize=1 << 15)
 def is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
-    return _UPDATE.search(fold(text)) is not None
+    folded = fold(text)
+    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
+        return False
+    return _UPDATE.search(folded) is not None
 
 
 @lru_cache(maxsize=1 << 15)
@@ -267,5 +328,13 @@ def rank(kind: StatementKind) -> int:
     return RANKS[kind]
 
 
-for _cached in (statement_kind, values, subject_words, is_update, replaced_values, is_filler):
+for _cached in (
+    statement_kind,
+    values,
+    subject_words,
+    _word_subjects,
+    is_update,
+    replaced_values,
+    is_filler,
+):
     on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -1,0 +1,178 @@
+"""The shape of one word: which identifier or value it is, if any.
+
+Rules:
+1. A word is a URL, or a run of characters that are not separators (`1,250` is one word,
+   and so is a call `f()`). Words never span a space.
+2. Shapes are tried in SHAPES order and the first that matches the whole word (past its
+   trailing punctuation) wins, so a URL is not also read as a path and a date is not a
+   number; a word no shape matches whole is searched for shapes inside it. Hyphenated or
+   dotted names with a digit or a capital (`build-F1-3F9A.internal`, `archive-R1-3F9A`, a
+   UUID) are one value (`slug`), never their pieces. Values are quoted verbatim.
+3. Speed never changes what is found (as `_facts` rule 5 says): a word with no mark of
+   any shape (_SHAPED) is not searched, a word is matched whole only against the shapes
+   that can start as it does, and ASCII text that needs none of _WORD's special cases is
+   split into words in C. tests/statements/test_fast_patterns.py checks each against the
+   plain form.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Final
+
+SHAPES: Final = (
+    ("url", "h", r"https?://[^\s<>\"'`)\]]+"),
+    ("email", r"[\w.+-]", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ("test", r"[\w./-]", r"[\w./-]+\.py::[\w:\[\].-]+"),
+    ("date", r"\d", r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?"),
+    ("time", r"\d", r"\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.?|\d{1,2}:\d{2}(?::\d{2})?"),
+    ("money", r"[$€£]", r"[$€£]\d[\d,]*(?:\.\d+)?"),
+    ("path", r"[~./\w-]", r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?|[\w.-]+(?:/[\w.-]+)+"),
+    ("error", r"[A-Za-z_]", r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)"),
+    (
+        "file",
+        r"[\w-]",
+        r"[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go|java|c|h"
+        r"|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log)",
+    ),
+    (
+        "slug",
+        r"[A-Za-z\d]",
+        r"(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+",
+    ),
+    ("version", r"[v\d]", r"v\d+(?:\.\d+)+|\d+(?:\.\d+){2,3}"),
+    ("symbol", r"[A-Za-z_]", r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[A-Za-z_]\w*\(\)"),
+    (
+        "quantity",
+        r"\d",
+        r"\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?"
+        r"|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)",
+    ),
+    ("identifier", r"[_A-Za-z]", r"_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+|_+[A-Za-z]\w*"),
+    ("class", r"[A-Za-z]", r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*[A-Z]\w*"),
+    ("hash", r"[0-9a-f]", r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}"),
+    ("code", r"[A-Z\d]", r"[A-Z][A-Z0-9]{2,11}|\d+[A-Z][A-Z0-9]+"),
+    ("alnum", r"[A-Za-z]", r"[A-Za-z]+\d+[A-Za-z0-9]*"),
+    ("number", r"\d", r"\d[\d,]{2,}(?:\.\d+)?"),
+)
+"""Shapes of one word as (role, the characters a match can start with, pattern), tried in
+order: the first that matches the whole word wins."""
+
+
+def _alternation(rows: tuple[tuple[str, str, str], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<{role}>{pattern})" for role, _, pattern in rows))
+
+
+_SHAPES: Final = _alternation(SHAPES)
+_FIRST: Final = {
+    "0": "0123456789",
+    "a": "abcdefghijklmnopqrstuvwxyz",
+    "A": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+}
+"""Classes of a word's first character with shapes of their own (rule 3): ASCII digits,
+lowercase and capitals; a word that starts otherwise is matched against every shape."""
+
+
+@cache
+def _shapes_from(first: str) -> re.Pattern[str]:
+    """SHAPES that can start with a character of class `first` (in order, so the first whole
+    match is the same as with every shape)."""
+    chars = _FIRST[first]
+    return _alternation(tuple(row for row in SHAPES if re.search(row[1], chars)))
+
+
+def _whole_shape(word: str) -> re.Match[str] | None:
+    """`_SHAPES.fullmatch(word)`, tried only with the shapes that can start as it does."""
+    first = word[:1]
+    if "0" <= first <= "9":
+        return _shapes_from("0").fullmatch(word)
+    if "a" <= first <= "z":
+        return _shapes_from("a").fullmatch(word)
+    if "A" <= first <= "Z":
+        return _shapes_from("A").fullmatch(word)
+    return _SHAPES.fullmatch(word)
+
+
+_ALIASES: Final = {"alnum": "identifier"}
+_WORD: Final = re.compile(
+    r"https?://[^\s<>\"'`)\]]+"
+    r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
+)
+"""A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
+_SEPARATORS: Final = str.maketrans(dict.fromkeys(",;()[]{}<>\"'`=|*!?", " "))
+"""_WORD's separators other than spaces, each turned into a space."""
+_THOUSANDS: Final = re.compile(r",\d{3}")
+_INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_SHAPED: Final = re.compile(
+    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\w\(|[A-Za-z\d]-[A-Za-z\d]"
+    r"|_[A-Za-z]|[A-Za-z\d]_|[a-z\d][A-Z]|[A-Z][A-Z\d]"
+)
+"""What a word with any _SHAPES match has (rule 3): a digit, a currency sign, `@`, `/`,
+`::`, an error name, a dotted name, a call, a hyphen between letters or digits, an
+underscore next to a letter, or a capital after a letter, digit or capital. A word with
+none is not searched (long runs of dots cost the full search time squared)."""
+_CAPS_WORDS: Final = frozenset(
+    """
+    AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE
+    PLEASE THANK THANKS ONLY MUST NEVER ALWAYS IMPORTANT OBSERVATION STOP
+    """.split()  # noqa: SIM905 - a word table written as prose, like `_facts.word_set`
+)
+"""Capitalized words that are not codes."""
+PUNCTUATION: Final = ".,;:!?'\"*"
+_TRAILING: Final = PUNCTUATION + ")]}"
+_MAX_VALUE: Final = 160
+
+
+def words(text: str) -> list[str]:
+    """`_WORD.findall(text)`, split in C where that is the same (rule 3): ASCII text with
+    no URL, no `()` and no `,ddd` is its runs of characters that are not separators."""
+    if not text.isascii() or "http" in text or "()" in text or _THOUSANDS.search(text):
+        return _WORD.findall(text)
+    return text.translate(_SEPARATORS).split()
+
+
+def shapes(word: str) -> list[tuple[str, str]]:
+    """(role, value) for the shapes in one word (rule 2)."""
+    if _INTERESTING.search(word) is None or _SHAPED.search(word) is None:
+        return []
+    whole = _whole_shape(word.rstrip(PUNCTUATION))
+    matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
+    out: list[tuple[str, str]] = []
+    for match in matches:
+        role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
+        value = _clean(match.group(), role)
+        if value is not None:
+            out.append((role, value))
+    return out
+
+
+def _clean(raw: str, role: str) -> str | None:
+    value = raw.rstrip(_TRAILING if role in {"url", "path", "time"} else PUNCTUATION).strip()
+    if len(value) < 3 or len(value) > _MAX_VALUE:
+        return None
+    if role == "code" and value in _CAPS_WORDS:
+        return None
+    if role == "path" and not _path_like(value):
+        return None
+    if role == "symbol" and _false_symbol(value):
+        return None
+    if role == "slug" and _COMPOUND.fullmatch(value) is not None:
+        return None
+    return value
+
+
+_COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
+"""A number-word compound (`24-hour`, `64-bit`) or a range (`3-4`): not a name."""
+
+
+def _path_like(value: str) -> bool:
+    if value.startswith(("/", "~/", "./", "../")):
+        return any(c.isalpha() for c in value) and "//" not in value
+    last = value.rsplit("/", 1)[-1]
+    return value.count("/") >= 2 or ("." in last and not last.endswith("."))
+
+
+def _false_symbol(value: str) -> bool:
+    parts = value.removesuffix("()").split(".")
+    return len(parts) > 1 and max(len(p) for p in parts) < 3

@@ -1,0 +1,318 @@
+"""Each pattern written for speed (`_facts` rule 5, `_shapes` rule 3) finds what its plain
+form finds, and a gate that skips a search never skips one that would match (`_kinds`
+rule 5)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold._statements import _card, _cues, _facts, _kinds, _shapes
+
+_SPACED = re.compile(
+    r"""
+    (?=[JFMASOND\d])
+    (?:(?P<date>\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?[ ]\d{1,2}
+        (?:st|nd|rd|th)?\b(?:,?[ ]\d{4})?)
+  | (?P<time>\b\d{1,2}(?::\d{2})?[ ][AaPp]\.?[Mm]\b(?:[ ](?:[ECMP][SD]T|UTC|GMT)\b)?)
+  | (?P<quantity>\b\d+(?:\.\d+)?[ ](?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?
+        |weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?)(?!\w)))
+    """,
+    re.VERBOSE,
+)
+_SHAPES = re.compile(
+    r"""
+    (?P<url>https?://[^\s<>"'`)\]]+)
+  | (?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+  | (?P<test>[\w./-]+\.py::[\w:\[\].-]+)
+  | (?P<date>\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)
+  | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
+  | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
+  | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
+  | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
+  | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
+        |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
+  | (?P<slug>(?=[\w.-]*[A-Z\d])[A-Za-z\d]+(?:\.[A-Za-z\d]+)*(?:-[A-Za-z\d]+(?:\.[A-Za-z\d]+)*)+)
+  | (?P<version>v\d+(?:\.\d+)+ | \d+(?:\.\d+){2,3})
+  | (?P<symbol>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))? | [A-Za-z_]\w*\(\))
+  | (?P<quantity>\d+(?:\.\d+)?(?:%|ms|secs?|seconds?|minutes?|mins?|hours?|hrs?
+        |days?|weeks?|months?|years?|[kKmMgG]i?[bB]|tokens?|bags?|passengers?|lines?))
+  | (?P<identifier>_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+ | _+[A-Za-z]\w*)
+  | (?P<class>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+ | [a-z][a-z0-9]*[A-Z]\w*)
+  | (?P<hash>(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40})
+  | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
+  | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
+  | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
+    """,
+    re.VERBOSE,
+)
+_NAMED_HINT = re.compile(r"\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
+_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
+
+_PIECES = (
+    "Jan",
+    "June",
+    "Sept.",
+    "May",
+    "Mar",
+    "Dec",
+    "Oct",
+    "Nov",
+    "Aug",
+    "Apr",
+    "Feb",
+    "Jul",
+    "5",
+    "12",
+    "2024",
+    "3.5",
+    "1,250",
+    "$40",
+    "40%",
+    "th",
+    "st",
+    "AM",
+    "p.m.",
+    "PST",
+    "UTC",
+    "ms",
+    "days",
+    "GB",
+    "bags",
+    "lines",
+    "id",
+    "ids",
+    "ID",
+    "number",
+    "codes",
+    "email",
+    "ending",
+    "port",
+    "import",
+    "Alice",
+    "Smith",
+    "NASA",
+    "SFO-LAX",
+    "x",
+    "the",
+    "and",
+    ":",
+    ",",
+    ".",
+    "!",
+    "?",
+    '"',
+    "'",
+    ")",
+    "]",
+    "-",
+    "_",
+    "/",
+    "é",
+    "٣",
+    "$",
+    "c++",
+    "C#",
+    "x.y",
+    "a'b",
+    "%",
+)
+_GLUE = (" ", "", "  ", "\t", "\u00a0", ", ", ". ", '." ', "\n")
+texts = st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=16).flatmap(
+    lambda parts: st.lists(st.sampled_from(_GLUE), min_size=len(parts), max_size=len(parts)).map(
+        lambda glue: "".join(p + g for p, g in zip(parts, glue, strict=True))
+    )
+)
+
+
+def _found(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], str | None]]:
+    return [(m.span(), m.lastgroup) for m in pattern.finditer(text)]
+
+
+@given(texts)
+def test_spaced_values(text: str) -> None:
+    assert _found(_facts._SPACED, text) == _found(_SPACED, text)
+
+
+@given(texts)
+def test_named_hint(text: str) -> None:
+    lowered = text.lower()
+    found = _facts._NAMED_HINT.search(lowered) is not None
+    assert found == (_NAMED_HINT.search(lowered) is not None)
+
+
+@given(texts)
+def test_sentence_ends(text: str) -> None:
+    for line in text.splitlines():
+        assert _facts._SENTENCE_END.split(line) == _SENTENCE_END.split(line)
+
+
+@given(texts)
+def test_numbers_and_names(text: str) -> None:
+    assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)
+    assert _found(_kinds._NAME, text) == _found(_NAME, text)
+    assert _kinds._TOKEN.findall(text) == _TOKEN.findall(text)
+
+
+_WORD_PIECES = (
+    "a",
+    "Z",
+    "s",
+    "x",
+    "v",
+    "f",
+    "e",
+    "E",
+    "1",
+    "٣",
+    "é",
+    ".",
+    "..",
+    "_",
+    "-",
+    "/",
+    "~",
+    "@",
+    ":",
+    "::",
+    "$",
+    "€",
+    "()",
+    "(",
+    ",",
+    "%",
+    "py",
+    ".py",
+    ".json",
+    "Error",
+    "Value",
+    "http",
+    "ms",
+    "AM",
+    "v",
+    "T",
+    "ab",
+    "f3",
+    "0a",
+    "B",
+    "[x]",
+    "+",
+)
+words = st.lists(st.sampled_from(_WORD_PIECES), max_size=12).map("".join) | st.text(max_size=12)
+
+
+def _span(match: re.Match[str] | None) -> tuple[tuple[int, int], str | None] | None:
+    return None if match is None else (match.span(), match.lastgroup)
+
+
+@given(words)
+def test_shapes_table(word: str) -> None:
+    assert _span(_shapes._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
+    assert _found(_shapes._SHAPES, word) == _found(_SHAPES, word)
+
+
+@given(words)
+def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
+    if _shapes._SHAPED.search(word) is None:
+        assert _shapes._SHAPES.search(word) is None
+
+
+_GATED = (
+    *sorted(_kinds.UPDATE_NEEDS),
+    *_kinds.UPDATE_FIRST,
+    "update",
+    "updated to",
+    *_kinds.DECISION_NEEDS,
+    *sorted(_card._ANAPHORS),
+    "from now on",
+    "going forward",
+    "no longer",
+    "no,",
+    "scratch that",
+    "on second thought",
+    "change of plan",
+    "is now",
+    "now is",
+    "any more",
+    "rather than",
+    "we decided",
+    "i'll go with",
+    "let's go with",
+    "decision:",
+    "not",
+    "to",
+    "by",
+    "with",
+    "the",
+    "it's",
+    "x_it",
+    "é",
+    "2",
+    ".",
+    "!",
+    ",",
+)
+sentences = st.lists(st.sampled_from(_GATED) | st.text(max_size=4), max_size=12).map(" ".join)
+
+
+@given(sentences)
+def test_gates_never_skip_a_match(sentence: str) -> None:
+    folded = _cues.fold(sentence)
+    words = _cues.words_of(folded)
+    if _kinds._UPDATE.search(folded) is not None:
+        assert not _kinds.UPDATE_NEEDS.isdisjoint(words) or folded.startswith(_kinds.UPDATE_FIRST)
+    if _kinds._DECISION.search(folded) is not None:
+        assert any(need in folded for need in _kinds.DECISION_NEEDS)
+    if _card._ANAPHOR.search(folded) is not None:
+        assert not _card._ANAPHORS.isdisjoint(words)
+
+
+_TEXT_PIECES = (
+    *_WORD_PIECES,
+    *",;()[]{}<>\"'`=|*!?",
+    "http://a.b/c(d)",
+    "1,250",
+    "\x1f",
+    "\x0b",
+    "\n",
+)
+
+
+@given(st.lists(st.sampled_from(_TEXT_PIECES) | st.text(max_size=3), max_size=20).map("".join))
+def test_words_split_like_the_word_pattern(text: str) -> None:
+    assert _shapes.words(text) == _shapes._WORD.findall(text)
+    assert _shapes.words(text.encode("ascii", "ignore").decode()) == _shapes._WORD.findall(
+        text.encode("ascii", "ignore").decode()
+    )
+
+
+def _error_line(text: str) -> str | None:
+    """`_facts.error_line` with every line of the head read first."""
+    if "Traceback (most recent call last)" in text:
+        found = _facts._EXCEPTION_LINE.findall(
+            text.rsplit("Traceback (most recent call last)", maxsplit=1)[-1]
+        )
+        if found:
+            return _facts.clip(found[-1], 200)
+    lines = [line for line in text[:4000].splitlines() if line.strip()]
+    if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
+        lines = lines[1:]
+    for line in lines[:6]:
+        if _facts._ERROR_START.match(f"{line}\n") or any(
+            p in line.lower() for p in _facts._ERROR_PHRASES
+        ):
+            return _facts.clip(line, 200)
+    return None
+
+
+_LINES = ("OBSERVATION:", "ERROR: x", "ok", "", "  ", "ValueError: bad", "FAILED a", "x" * 30)
+
+
+@given(st.lists(st.sampled_from(_LINES) | st.text(max_size=8), max_size=12).map("\n".join))
+def test_error_line_reads_the_head_lines_only(text: str) -> None:
+    assert _facts.error_line(text) == _error_line(text)
