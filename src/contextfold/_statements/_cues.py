@@ -276,7 +276,7 @@ def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
     return [table[i] for i in sorted(found)]
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=64)
 def words_of(folded: str) -> frozenset[str]:
     """The words of folded text as `needs` names them: maximal runs of the letters a-z
     (cached: cues, updates and references back all ask)."""
