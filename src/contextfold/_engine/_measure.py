@@ -7,9 +7,10 @@ Rules:
 2. `over(limit)` says whether the messages total more than `limit`, counting newest
    first only until they do; `total()` counts them all (a report's `tokens_before`
    asks for it only when read).
-3. As a TokenCounter, an input message (by identity) has its remembered count; any other
-   message is counted by the inner counter. `floor` bounds a message from below without
-   counting when the inner counter can (`BoundedCounter`), else it is 0.
+3. As a TokenCounter, a message is counted by the inner counter (the packaged counters
+   cache per text, so an input message asked about again costs lookups). `floor` bounds
+   a message from below without counting when the inner counter can (`BoundedCounter`),
+   else it is 0.
 """
 
 from __future__ import annotations
@@ -23,14 +24,13 @@ from .._tokens._protocol import TokenCounter, is_bounded
 class Counts:
     """Exact counts of `messages`, counted on demand (or given, when already known)."""
 
-    __slots__ = ("_counts", "_index", "_inner", "_keep", "floor")
+    __slots__ = ("_counts", "_inner", "_keep", "floor")
 
     def __init__(
         self, inner: TokenCounter, messages: Sequence[Message], known: Sequence[int] | None = None
     ) -> None:
         self._inner = inner
-        self._keep = tuple(messages)  # keeps the ids below valid for the compaction's lifetime
-        self._index = {id(m): i for i, m in enumerate(self._keep)}
+        self._keep = tuple(messages)
         self._counts: list[int | None] = [None] * len(self._keep) if known is None else [*known]
         self.floor: Callable[[Message], int] = _floor_of(inner)
         """A lower bound of `count(message)` that counts nothing (rule 3)."""
@@ -55,9 +55,10 @@ class Counts:
         return self._keep[i]
 
     def count(self, message: Message) -> int:
-        """TokenCounter: an input message's count, or the inner counter's (rule 3)."""
-        i = self._index.get(id(message))
-        return self[i] if i is not None else self._inner.count(message)
+        """TokenCounter: the inner counter's count (rule 3; counters cache per text, so
+        asking again about an input message costs lookups, and no index of every input
+        message by identity is kept)."""
+        return self._inner.count(message)
 
     def over(self, limit: int) -> bool:
         """Whether the messages total more than `limit`, counted newest first until they do."""
