@@ -42,7 +42,7 @@ def test_check_names_every_case_that_differs(
     cases = list(itertools.islice(digest.generated_cases(quick=True), 3))
     found = {name: digest.digest(run()) for name, run in cases}
     assert len(set(found.values())) == len(found)  # three budgets, three outputs
-    monkeypatch.setattr(digest, "digests", lambda quick=False: dict(found))
+    monkeypatch.setattr(digest, "digests", lambda quick=False, only_corpus=False: dict(found))
     recorded = tmp_path / "digests.json"
     assert digest.main(["--write", str(recorded)]) == 0
     assert digest.main(["--check", str(recorded)]) == 0

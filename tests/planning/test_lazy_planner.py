@@ -17,6 +17,7 @@ from contextfold._planning._planner import plan
 from contextfold._strategies._steps import Chain
 
 from . import reference_planner
+from .test_planner import budgets
 
 
 class Recorded:
@@ -58,18 +59,6 @@ def unit_costs(draw: st.DrawFn) -> UnitCost:
         droppable=draw(st.booleans() if draw(st.booleans()) else st.just(False)),
         states=draw(st.booleans()),
     )
-
-
-@st.composite
-def budgets(draw: st.DrawFn) -> PlanBudget:
-    available = draw(st.integers(0, 20000))
-    limit = available + draw(st.integers(0, 10000))
-    kept = draw(st.integers(0, 500))
-    dropped = draw(st.integers(0, 500))
-    folded = dropped + draw(st.integers(0, 2000))
-    bridge = draw(st.sampled_from([0, 0, 18]))
-    small = draw(st.none() | st.integers(dropped, folded))
-    return PlanBudget(available, limit, kept, folded, dropped, bridge, small)
 
 
 chains = st.sampled_from(
