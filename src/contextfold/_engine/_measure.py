@@ -1,9 +1,9 @@
 """Token counts of one compaction's input messages, counted when first asked.
 
 Rules:
-1. A message is counted exactly at most once per compaction, and only when something
-   asks: the planner measures the units that decide where to cut, newest first, and the
-   messages folded or dropped before anything needed their counts are never counted.
+1. An input message is counted exactly only when something asks, and its count is kept:
+   the planner measures the units that decide where to cut, newest first, and messages
+   folded or dropped before anything needed their counts are never counted.
 2. `over(limit)` says whether the messages total more than `limit`, counting newest
    first only until they do; `total()` counts them all (a report's `tokens_before`
    asks for it only when read).

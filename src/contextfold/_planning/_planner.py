@@ -76,10 +76,6 @@ class _Work:
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
         )
-        preambles = (budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped)
-        small = budget.preamble_folded_small
-        self.least_preamble = min(preambles if small is None else (*preambles, small))
-        """No outcome's preamble costs less: a bound for the relax pass's quick refusal."""
 
     def measure(self, i: int) -> UnitCost:
         measured = self._measured[i]
