@@ -18,6 +18,7 @@ from contextfold._engine._flow import (
     _prune_size,
     compact_flow,
 )
+from contextfold._engine._measure import Counts
 from contextfold._messages import MARKER_RE, message_text
 from contextfold._planning._units import UnitKind, group_units
 from contextfold._summarizers._ledger import LedgerSummarizer
@@ -162,7 +163,8 @@ def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
         case.budget, int(0.6 * case.budget), case.shape, Policy(), COUNTER, "fixed", 0
     )
     prep = _prepare(case.messages, settings, Archive())
-    plan, _ = _plan(prep, settings, Marks(pinned=case.pins), _prune_size(settings))
+    counts = Counts(COUNTER, case.messages)
+    plan, _ = _plan(prep, settings, Marks(pinned=case.pins), _prune_size(settings), counts)
     out = compact(case)
     if out.report.compacted:
         # the card and summary fill the room the plan leaves, up to its goal; the card

@@ -22,7 +22,7 @@ from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
 from ._cards import states_anything
-from ._measure import BodyCounts, Counts
+from ._measure import BodyCounts
 from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 from ._trim import trim_span
 
@@ -87,7 +87,7 @@ class UnitCosts:
         units: Sequence[Unit],
         *,
         messages: Sequence[Message],
-        counts: Counts | BodyCounts,
+        counts: BodyCounts,
         protection: Sequence[Protection],
         droppable: Sequence[bool],
         steps: Chain,

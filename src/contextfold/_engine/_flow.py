@@ -116,7 +116,7 @@ def compact_flow(
     before = _Before(settings.overhead, counter)
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
-    the_plan, protected = _plan(prep, settings, marks, prune)
+    the_plan, protected = _plan(prep, settings, marks, prune, counter)
     kept = [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
     stale_card = prep.parts.card is not None and card_retires(prep.parts.card, kept)
     if not the_plan.changes and not prep.notes and not prep.parts.bridges and not stale_card:
@@ -306,8 +306,11 @@ def _prune_size(settings: Settings) -> PruneSize:
     return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
 
 
-def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -> tuple[Plan, int]:
-    """The plan, and the tokens of what it may not remove (protected units and the card)."""
+def _plan(
+    prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize, counts: Counts
+) -> tuple[Plan, int]:
+    """The plan, and the tokens of what it may not remove (protected units and the card);
+    `counts` are the input's (`settings.counter` is they)."""
     policy, counter = settings.policy, settings.counter
     pinned = [o is not None and o in marks.pinned for o in prep.origins]
     droppable = [o is not None and o in marks.droppable for o in prep.origins]
@@ -317,9 +320,7 @@ def _plan(prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize) -
     costs = UnitCosts(
         prep.units,
         messages=prep.body,
-        counts=counter.view(prep.body, prep.origins)
-        if isinstance(counter, Counts)
-        else Counts(counter, prep.body),
+        counts=counts.view(prep.body, prep.origins),
         protection=protection,
         droppable=droppable,
         steps=policy.steps,

@@ -75,8 +75,6 @@ class Counts:
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:
-    if isinstance(counter, Counts):
-        return counter.floor
     if is_bounded(counter):
         return counter.count_floor
     return _nothing
