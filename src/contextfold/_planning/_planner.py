@@ -93,16 +93,14 @@ class _Work:
             return 0 if self.flags[i].foldable else None
         if action is _DROP:
             return 0
-        c = self.measure(i)
-        match action:
-            case Action.KEEP:
-                return c.tokens
-            case Action.PRUNE:
-                return c.pruned
-            case Action.MASK:
-                return c.masked
-            case _:
-                return c.trimmed
+        c = self._measured[i]
+        if c is None:
+            c = self.measure(i)
+        if action is _KEEP:
+            return c.tokens
+        if action is _PRUNE:
+            return c.pruned
+        return c.masked if action is _MASK else c.trimmed
 
     @property
     def body(self) -> int:

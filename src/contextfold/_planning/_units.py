@@ -20,7 +20,6 @@ Grouping is pure and linear in the number of messages.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -51,22 +50,25 @@ class Unit:
     """Ids of calls in this exchange that no message answers."""
 
 
+_ARTIFACT_PARTS = (Card, Summary)
+_BRIDGE_END = f" {BRIDGE_NOTE}]"
+
+
 def is_artifact_message(message: Message) -> bool:
     """True for the card, summary and bridge messages compaction makes."""
     parts = message.parts
-    if parts and all(isinstance(p, Card | Summary) for p in parts):
-        return True
-    return is_bridge(message)
+    if not parts:
+        return False
+    first = parts[0]
+    if isinstance(first, _ARTIFACT_PARTS):
+        return all(isinstance(p, _ARTIFACT_PARTS) for p in parts)
+    return len(parts) == 1 and isinstance(first, Marker) and first.text.endswith(_BRIDGE_END)
 
 
 def is_bridge(message: Message) -> bool:
     """True for a bridge: one marker whose description is BRIDGE_NOTE."""
     parts = message.parts
-    return (
-        len(parts) == 1
-        and isinstance(parts[0], Marker)
-        and parts[0].text.endswith(f" {BRIDGE_NOTE}]")
-    )
+    return len(parts) == 1 and isinstance(parts[0], Marker) and parts[0].text.endswith(_BRIDGE_END)
 
 
 def carries_results(message: Message) -> bool:
@@ -113,34 +115,42 @@ def _prefix(messages: Sequence[Message], units: list[Unit]) -> int:
 
 
 def _exchange(messages: Sequence[Message], start: int) -> Unit:
-    pending: Counter[str] = Counter()
+    pending: dict[str, int] = {}
+    unanswered = 0  # calls pending: the sum of `pending`
     answered_any = False
     i = start
     n = len(messages)
     while i < n:
         message = messages[i]
         if message.role == "assistant":
-            if answered_any and not +pending:
+            if answered_any and not unanswered:
                 break
-            pending.update(p.id for p in message.parts if isinstance(p, ToolCall))
-        elif carries_results(message) and _answers(message, pending):
+            for part in message.parts:
+                if isinstance(part, ToolCall):
+                    pending[part.id] = pending.get(part.id, 0) + 1
+                    unanswered += 1
+        elif carries_results(message) and (answered := _answers(message, pending)):
             answered_any = True
+            unanswered -= answered
         else:
             break
         i += 1
-    dangling = tuple(sorted((+pending).elements()))
+    dangling = tuple(sorted(c for c, left in pending.items() for _ in range(left)))
     return Unit(UnitKind.EXCHANGE, start, i, dangling)
 
 
-def _answers(message: Message, pending: Counter[str]) -> bool:
-    """Consume the results in `message` that answer pending calls; False if none does."""
+def _answers(message: Message, pending: dict[str, int]) -> int:
+    """Consume the results in `message` that answer pending calls; how many did (0 when
+    none does, and then nothing is consumed)."""
     ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
-    if not ids or not any(pending[c] > 0 for c in ids):
-        return False
+    if not any(pending.get(c, 0) > 0 for c in ids):
+        return 0
+    answered = 0
     for call_id in ids:
-        if pending[call_id] > 0:
+        if pending.get(call_id, 0) > 0:
             pending[call_id] -= 1
-    return True
+            answered += 1
+    return answered
 
 
 def shift(unit: Unit, offset: int) -> Unit:

@@ -63,10 +63,18 @@ class Chain:
     """The steps compaction may use, cheapest first."""
 
     steps: tuple[Step, ...]
+    _kinds: dict[str, Step] = field(init=False, repr=False, compare=False)
+    """The first step of each kind (`get` is asked on every planning decision)."""
+
+    def __post_init__(self) -> None:
+        kinds: dict[str, Step] = {}
+        for step in self.steps:
+            kinds.setdefault(step.kind, step)
+        object.__setattr__(self, "_kinds", kinds)
 
     def get(self, kind: str) -> Step | None:
         """The step of this kind, if the chain has one."""
-        return next((s for s in self.steps if s.kind == kind), None)
+        return self._kinds.get(kind)
 
     def __repr__(self) -> str:
         return f"chain({', '.join(repr(s) for s in self.steps)})"
