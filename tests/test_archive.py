@@ -33,7 +33,7 @@ from contextfold import (
     UnknownReference,
 )
 from contextfold._messages import REF_PATTERN
-from contextfold._serialize import dump_message, dump_part
+from contextfold._serialize import dump_message, dump_part, plain
 
 from . import corpus
 from .strategies import messages, parts, texts
@@ -41,17 +41,24 @@ from .strategies import messages, parts, texts
 items: st.SearchStrategy[Message | Part | str] = messages | parts | texts
 
 
+def json_form(item: Message | Part | str) -> tuple[str, object]:
+    """The entry kind and `_serialize` form of `item` (rule 1)."""
+    if isinstance(item, str):
+        return "text", item
+    if isinstance(item, Message):
+        return "message", dump_message(item)
+    return "part", dump_part(item)
+
+
 def expected_ref(item: Message | Part | str) -> str:
     """The reference the archive's rule 1 promises, computed independently."""
-    data: object
-    if isinstance(item, str):
-        kind, data = "text", item
-    elif isinstance(item, Message):
-        kind, data = "message", dump_message(item)
-    else:
-        kind, data = "part", dump_part(item)
+    kind, data = json_form(item)
     canonical = json.dumps(
-        {"kind": kind, "item": data}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        {"kind": kind, "item": data},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=plain,
     )
     return "r" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
@@ -321,13 +328,11 @@ def test_stored_record_is_the_items_sorted_ascii_json(item: object, label: str |
     """The record written once from the canonical text equals a fresh ASCII JSON encoding."""
     store = archive_module.Archive()
     ref = store.put(item, label=label)  # type: ignore[arg-type]
-    kind, data = archive_module._classify(item)
+    kind, data = json_form(item)  # type: ignore[arg-type]
     record: dict[str, object] = {"item": data, "kind": kind}
     if label is not None:
         record["label"] = label
-    expected = json.dumps(
-        record, sort_keys=True, separators=(",", ":"), default=archive_module._plain
-    )
+    expected = json.dumps(record, sort_keys=True, separators=(",", ":"), default=plain)
     assert store.store.get(ref) == expected
 
 

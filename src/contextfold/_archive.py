@@ -19,6 +19,8 @@ Rules:
 5. The in-memory store is handed the item itself, to write its record when it is read
    (the reference is computed at once): only for items nothing can change afterwards
    (every extra a plain scalar), so the record written later is the one hashed now.
+6. The canonical text is written in one pass over the item (`_serialize.dump_json`, the
+   same bytes as `json.dumps` of its `_serialize` form); the record is derived from it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
+from json.encoder import encode_basestring
 from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
 
 from ._errors import ArchiveError, InvalidConversation, UnknownReference
@@ -44,7 +47,7 @@ from ._messages import (
     ToolCall,
     ToolResult,
 )
-from ._serialize import dump_message, dump_part, load_message, load_part
+from ._serialize import JSON_OPTIONS, dump_json, load_message, load_part
 from ._storage import ArchiveStore, MemoryStore
 
 EntryKind: TypeAlias = Literal["message", "part", "text"]
@@ -89,8 +92,7 @@ class Archive:
 
     def put(self, item: Archivable, *, label: str | None = None) -> str:
         """Store `item` (once) and return its reference."""
-        kind, data = _classify(item)
-        text = _canonical_text(kind, data)
+        kind, text = _canonical_text(item)
         canonical = text.encode("utf-8", "surrogatepass")
         store = self._store
         deferred = isinstance(store, MemoryStore) and _fixed(item)
@@ -122,8 +124,7 @@ class Archive:
 
     def holds(self, item: Archivable) -> bool:
         """Whether this archive stores `item` (the same content under its reference)."""
-        kind, data = _classify(item)
-        canonical = _canonical(kind, data)
+        canonical = _canonical(item)
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
             held = self._store.get(ref)
@@ -139,7 +140,7 @@ class Archive:
         if raw is None:
             raise UnknownReference(ref)
         record = _parse_record(ref, raw)
-        if reference(_canonical(record.kind, record.data), record.probe) != ref:
+        if reference(_record_canonical(record), record.probe) != ref:
             raise ArchiveError(
                 f"archive entry {ref} does not match its reference; the archive is corrupt"
             )
@@ -189,8 +190,7 @@ class _Deferred:
         self.kind, self.item, self.label, self.probe = kind, item, label, probe
 
     def __call__(self) -> str:
-        text = _canonical_text(self.kind, _classify(self.item)[1])
-        return _record_text(text, self.label, self.probe)
+        return _record_text(_canonical_text(self.item)[1], self.label, self.probe)
 
     def same(self, other: _Deferred) -> bool:
         """Whether `other` holds the same content (and so the same canonical text)."""
@@ -228,51 +228,51 @@ def reference(canonical: bytes, probe: int = 0) -> str:
 
 def ref_of(item: Archivable) -> str:
     """The reference `item` gets in an archive where no collision moved it (probe 0)."""
-    return reference(_canonical(*_classify(item)))
+    return reference(_canonical(item))
 
 
-def _classify(item: object) -> tuple[EntryKind, object]:
-    """The entry kind of `item` and its JSON form."""
-    match item:
-        case str():
-            return "text", item
-        case Message():
-            return "message", dump_message(item)
-        case (
-            Text()
-            | Image()
-            | ToolCall()
-            | ToolResult()
-            | Reasoning()
-            | Opaque()
-            | Marker()
-            | Summary()
-            | Card()
-        ):
-            return "part", dump_part(item)
-        case _:
+_ARCHIVABLE: Final = (
+    Message,
+    Text,
+    Image,
+    ToolCall,
+    ToolResult,
+    Reasoning,
+    Opaque,
+    Marker,
+    Summary,
+    Card,
+)
+
+
+def _canonical(item: object) -> bytes:
+    return _canonical_text(item)[1].encode("utf-8", "surrogatepass")
+
+
+def _canonical_text(item: object) -> tuple[EntryKind, str]:
+    """The entry kind of `item` and its canonical text (rule 1), the item encoded once."""
+    kind: EntryKind
+    if isinstance(item, str):
+        kind, data = "text", encode_basestring(item)
+    elif isinstance(item, _ARCHIVABLE):
+        kind = "message" if isinstance(item, Message) else "part"
+        try:
+            data = dump_json(item)
+        except (TypeError, ValueError) as exc:
             raise InvalidConversation(
-                f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
-            )
-
-
-def _canonical(kind: EntryKind, data: object) -> bytes:
-    return _canonical_text(kind, data).encode("utf-8", "surrogatepass")
-
-
-def _canonical_text(kind: EntryKind, data: object) -> str:
-    try:
-        return json.dumps(
-            {"item": data, "kind": kind},
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            default=_plain,
-        )
-    except (TypeError, ValueError) as exc:
+                f"cannot archive this {kind}: not JSON-serializable ({exc})"
+            ) from None
+    else:
         raise InvalidConversation(
-            f"cannot archive this {kind}: not JSON-serializable ({exc})"
-        ) from None
+            f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
+        )
+    return kind, f'{{"item":{data},"kind":"{kind}"}}'  # sorted keys as json.dumps; one copy
+
+
+def _record_canonical(record: _Record) -> bytes:
+    """Canonical bytes of a record read back (its item as parsed JSON)."""
+    text = json.dumps({"item": record.data, "kind": record.kind}, **JSON_OPTIONS)
+    return text.encode("utf-8", "surrogatepass")
 
 
 _NOT_PRINTABLE_ASCII: Final = re.compile("[^\x00-\x7e]")
@@ -287,7 +287,7 @@ def _record_text(canonical: str, label: str | None, probe: int) -> str:
         tail += ',"label":' + json.dumps(label)
     if probe:
         tail += f',"probe":{probe}'
-    text = canonical[:-1] + tail + "}"
+    text = f"{canonical[:-1]}{tail}}}" if tail else canonical
     if text.isascii() and "\x7f" not in text:
         return text
     return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
@@ -299,13 +299,6 @@ def _escaped(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000
     return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
-
-
-def _plain(value: object) -> object:
-    """JSON stand-in for read-only mappings nested in extras; anything else is refused."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
 
 
 def _parse_record(ref: str, raw: str) -> _Record:
@@ -332,7 +325,7 @@ def _canonical_or_none(ref: str, raw: str) -> bytes | None:
         record = _parse_record(ref, raw)
     except ArchiveError:
         return None
-    return _canonical(record.kind, record.data)
+    return _record_canonical(record)
 
 
 def _load_item(ref: str, record: _Record) -> Archivable:
