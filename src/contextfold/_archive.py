@@ -16,9 +16,11 @@ Rules:
    reference, raises ArchiveError. A wrong payload is never returned.
 4. Stores hold JSON text, written in ASCII so every string survives every backend.
    Thread safety comes from the stores: each operation is atomic and puts are write-once.
-5. The in-memory store is handed the item itself, to write its record when it is read
-   (the reference is computed at once): only for items nothing can change afterwards
-   (every extra a plain scalar), so the record written later is the one hashed now.
+5. The in-memory store is handed the item, to write its record when it is read (the
+   reference is computed at once): the item itself when nothing in it can change
+   afterwards, else, when its record would be longer than COPY_OVER, a copy of it sharing
+   nothing mutable with the caller (`_archive_copy`). So the record written later is the
+   one hashed now. Other items (short, or that cannot be copied so) are written at once.
 6. The canonical text is written in one pass over the item (`_serialize.dump_json`, the
    same bytes as `json.dumps` of its `_serialize` form); the record is derived from it.
 """
@@ -28,11 +30,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from json.encoder import encode_basestring
 from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
 
+from ._archive_copy import private_copy, unchanging
 from ._errors import ArchiveError, InvalidConversation, UnknownReference
 from ._messages import (
     Card,
@@ -55,6 +57,9 @@ Archivable: TypeAlias = Message | Part | str
 
 MAX_PROBES: Final = 8
 """Candidate references tried per item; running out means something is badly wrong."""
+COPY_OVER: Final = 512
+"""Canonical characters past which a record costs more memory than a private copy of its
+item (about 560 bytes on the corpus) takes; shorter items are written at once (rule 5)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +100,13 @@ class Archive:
         kind, text = _canonical_text(item)
         canonical = text.encode("utf-8", "surrogatepass")
         store = self._store
-        deferred = isinstance(store, MemoryStore) and _fixed(item)
+        memory = store if isinstance(store, MemoryStore) else None
+        kept = None if memory is None else _kept(item, len(text))
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
-            if deferred and isinstance(store, MemoryStore):  # rule 5
-                made = _Deferred(kind, item, label, probe)
-                found = store.put_deferred(ref, made)
+            if memory is not None and kept is not None:
+                made = _Deferred(kind, kept, label, probe)
+                found = memory.put_deferred(ref, made)
                 if found is made or (isinstance(found, _Deferred) and found.same(made)):
                     return ref
                 held = found if isinstance(found, str) else found()
@@ -197,27 +203,12 @@ class _Deferred:
         return self.kind == other.kind and self.item == other.item
 
 
-_SCALARS: Final = (str, int, float, bool, type(None))
-
-
-def _fixed(item: Archivable) -> bool:
-    """Whether nothing in `item` can change after it is archived: every extra a scalar
-    (a caller's dict or list inside an extra could be mutated later), no opaque payload."""
-    match item:
-        case str():
-            return True
-        case Message():
-            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
-        case ToolResult():
-            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
-        case Opaque():
-            return False
-        case _:
-            return _plain_extras(item.extras)
-
-
-def _plain_extras(extras: Mapping[str, object]) -> bool:
-    return not extras or all(type(v) in _SCALARS for v in extras.values())
+def _kept(item: Archivable, size: int) -> Archivable | None:
+    """What the memory store keeps of `item` until its record is read; None to write the
+    record at once (rule 5)."""
+    if unchanging(item):
+        return item
+    return private_copy(item) if size > COPY_OVER else None
 
 
 def reference(canonical: bytes, probe: int = 0) -> str:
