@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from hypothesis import strategies as st
 
 from contextfold import (
+    Card,
     Image,
+    Marker,
     Message,
     Opaque,
     Part,
     Reasoning,
+    Summary,
     Text,
     ToolCall,
     ToolResult,
 )
+from contextfold._messages import DETAILS, EMPTY, ROLES
 
 texts = st.text(max_size=200)
 ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=24)
@@ -44,4 +50,57 @@ messages = st.builds(
     st.lists(parts, max_size=4).map(tuple),
     name=st.none() | ids,
     extras=extras,
+)
+
+
+# --- the model at its widest: what serializing and archiving must take -------------------------
+
+_awkward = st.sampled_from(
+    ["\ud800", "\udfff", "\x00", "\x1f", "\x7f", '"', "\\", "\n", "\t", "é", "\u2028", "😀"]
+)
+wide_texts = st.text(st.characters(exclude_categories=()) | _awkward, max_size=40)
+"""Any text: lone surrogates, control characters, quotes, non-ASCII and astral characters."""
+wide_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | wide_texts,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(wide_texts, inner, max_size=3)
+        | st.dictionaries(wide_texts, inner, max_size=3).map(MappingProxyType)
+    ),
+    max_leaves=8,
+)
+"""JSON values as callers hold them: lists, tuples, dicts and read-only mappings, nested."""
+wide_extras = st.just(EMPTY) | st.dictionaries(st.text(max_size=10), wide_json, max_size=3)
+_wide = {"extras": wide_extras}
+wide_leaf_parts: st.SearchStrategy[Part] = st.one_of(
+    st.builds(Text, wide_texts, **_wide),
+    st.builds(Image, wide_texts, detail=st.sampled_from([None, *DETAILS]), **_wide),
+    st.builds(ToolCall, wide_texts, wide_texts, wide_texts, **_wide),
+    st.builds(
+        Reasoning,
+        wide_texts,
+        signature=st.none() | wide_texts,
+        encrypted=st.none() | wide_texts,
+        **_wide,
+    ),
+    st.builds(Opaque, st.dictionaries(wide_texts, wide_json, max_size=3), **_wide),
+    st.builds(Marker, wide_texts, wide_texts, **_wide),
+    st.builds(Summary, wide_texts, **_wide),
+    st.builds(Card, wide_texts, **_wide),
+)
+wide_parts: st.SearchStrategy[Part] = wide_leaf_parts | st.builds(
+    ToolResult,
+    wide_texts,
+    st.lists(wide_leaf_parts, max_size=3).map(tuple),
+    is_error=st.booleans(),
+    **_wide,
+)
+"""Every part kind, with any field values and extras."""
+wide_messages = st.builds(
+    Message,
+    st.sampled_from(ROLES),
+    st.lists(wide_parts, max_size=4).map(tuple),
+    name=st.none() | wide_texts,
+    extras=wide_extras,
 )

@@ -6,7 +6,8 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextfold._archive as archive_module
+import contextfold._archive_copy as archive_copy
 from contextfold import (
     Archive,
     ArchiveEntry,
@@ -33,25 +35,32 @@ from contextfold import (
     UnknownReference,
 )
 from contextfold._messages import REF_PATTERN
-from contextfold._serialize import dump_message, dump_part
+from contextfold._serialize import dump_message, dump_part, plain
 
 from . import corpus
-from .strategies import messages, parts, texts
+from .strategies import messages, parts, texts, wide_messages, wide_parts, wide_texts
 
 items: st.SearchStrategy[Message | Part | str] = messages | parts | texts
 
 
+def json_form(item: Message | Part | str) -> tuple[str, object]:
+    """The entry kind and `_serialize` form of `item` (rule 1)."""
+    if isinstance(item, str):
+        return "text", item
+    if isinstance(item, Message):
+        return "message", dump_message(item)
+    return "part", dump_part(item)
+
+
 def expected_ref(item: Message | Part | str) -> str:
     """The reference the archive's rule 1 promises, computed independently."""
-    data: object
-    if isinstance(item, str):
-        kind, data = "text", item
-    elif isinstance(item, Message):
-        kind, data = "message", dump_message(item)
-    else:
-        kind, data = "part", dump_part(item)
+    kind, data = json_form(item)
     canonical = json.dumps(
-        {"kind": kind, "item": data}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        {"kind": kind, "item": data},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=plain,
     )
     return "r" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
@@ -321,13 +330,11 @@ def test_stored_record_is_the_items_sorted_ascii_json(item: object, label: str |
     """The record written once from the canonical text equals a fresh ASCII JSON encoding."""
     store = archive_module.Archive()
     ref = store.put(item, label=label)  # type: ignore[arg-type]
-    kind, data = archive_module._classify(item)
+    kind, data = json_form(item)  # type: ignore[arg-type]
     record: dict[str, object] = {"item": data, "kind": kind}
     if label is not None:
         record["label"] = label
-    expected = json.dumps(
-        record, sort_keys=True, separators=(",", ":"), default=archive_module._plain
-    )
+    expected = json.dumps(record, sort_keys=True, separators=(",", ":"), default=plain)
     assert store.store.get(ref) == expected
 
 
@@ -346,13 +353,124 @@ def test_records_written_when_read_are_the_records_written_at_once(
         assert memory.entry(ref) == eager.entry(ref)
 
 
-def test_an_item_with_a_callers_mutable_extra_is_written_at_once() -> None:
-    """An extra holding the caller's list could change after the put: such an item is
-    archived as text at once, so recall gives what was archived, whatever happens later."""
-    tags = ["urgent"]
-    message = Message("user", (Text("deploy on friday"),), extras={"tags": tags})
+def held(archive: Archive, ref: str) -> object:
+    """What a memory store holds under `ref`: a record, or a function writing it when read."""
+    store = archive.store
+    assert isinstance(store, MemoryStore)
+    return store._data[ref]
+
+
+def test_an_item_with_a_callers_mutable_extra_is_kept_as_it_was_archived() -> None:
+    """An extra holding the caller's list could change after the put: the memory store
+    keeps a private copy of it (no record text), so recall gives what was archived."""
+    tags, text = ["urgent"], "deploy on friday " * 40
+    message = Message("user", (Text(text),), extras={"tags": tags})
     archive = Archive()
     ref = archive.put(message)
     tags.append("changed later")
-    original = Message("user", (Text("deploy on friday"),), extras={"tags": ["urgent"]})
-    assert archive.get(ref) == original
+    assert callable(held(archive, ref))  # written when read
+    assert archive.get(ref) == Message("user", (Text(text),), extras={"tags": ["urgent"]})
+
+
+def test_a_short_item_with_a_callers_mutable_extra_is_written_at_once() -> None:
+    """Its record takes less memory than a copy would (COPY_OVER)."""
+    tags, part = ["urgent"], Text("deploy on friday")
+    archive = Archive()
+    ref = archive.put(Message("user", (part,), extras={"tags": tags}))
+    assert isinstance(held(archive, ref), str)
+    tags.append("changed later")
+    assert archive.get(ref) == Message("user", (part,), extras={"tags": ["urgent"]})
+
+
+wide_items: st.SearchStrategy[Message | Part | str] = wide_messages | wide_parts | wide_texts
+
+
+def scramble(item: Message | Part | str) -> None:
+    """Mutate, in place, every list and dict a caller holds inside the extras and payloads
+    of `item` (rule 5 does not cover replacing an extra in the extras mapping itself)."""
+    if isinstance(item, Message | ToolResult):
+        for part in item.parts:
+            scramble(part)
+    if isinstance(item, Opaque):
+        scramble_value(item.payload)
+    for value in getattr(item, "extras", {}).values():
+        scramble_value(value)
+
+
+def scramble_value(value: object) -> None:
+    if isinstance(value, Mapping):
+        for inner in value.values():
+            scramble_value(inner)
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            scramble_value(inner)
+    if isinstance(value, list):
+        value.append("changed later")
+    elif isinstance(value, dict):
+        value["changed later"] = True
+
+
+@given(
+    st.lists(wide_items, max_size=6),
+    st.lists(st.sampled_from([None, "a"]), max_size=6),
+    st.sampled_from([0, archive_module.COPY_OVER]),
+)
+def test_what_a_caller_mutates_after_a_put_never_changes_the_archive(
+    batch: list[Message | Part | str], labels: list[str | None], copy_over: int
+) -> None:
+    """Rule 5 for items at their widest: the memory store, which writes a record when it is
+    read, ends up holding the records an eager store (SQLite) wrote at once, whatever the
+    caller did in between to the lists and dicts inside extras and payloads."""
+    memory, eager = Archive(), Archive(SqliteStore(":memory:"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(archive_module, "COPY_OVER", copy_over)  # 0: copy whatever it can
+        for item, label in zip(batch, labels + [None] * len(batch), strict=False):
+            ref = memory.put(item, label=label)
+            assert ref == eager.put(item, label=label) == expected_ref(item)
+    for item in batch:
+        scramble(item)
+    assert memory.refs() == eager.refs()
+    for ref in memory.refs():
+        assert memory.store.get(ref) == eager.store.get(ref)
+        assert memory.entry(ref) == eager.entry(ref)
+
+
+class Tags(list[str]):
+    """A list subclass: encodable as JSON, but not a type the archive copies."""
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [Tags(["urgent"]), [[[["deep"]]]], {"a": Tags(["x"])}],
+    ids=["list subclass", "nested", "nested subclass"],
+)
+def test_an_extra_the_archive_cannot_copy_is_written_at_once(
+    extra: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(archive_copy, "MAX_DEPTH", 3)
+    item = Text("deploy " * 100, extras={"tags": extra})
+    before = Archive(SqliteStore(":memory:"))
+    archive = Archive()
+    ref = archive.put(item)
+    assert before.put(item) == ref
+    assert isinstance(held(archive, ref), str)
+    scramble(item)
+    assert archive.store.get(ref) == before.store.get(ref)
+
+
+def test_a_copy_shares_the_callers_strings_and_nothing_mutable() -> None:
+    text = "x" * 1000
+    call = ToolCall("c1", "f", text, extras={"keys": ["id", "type"], "inner": {"k": ["a"]}})
+    message = Message("assistant", (Text(text), call), extras={"n": 1})
+    copy = archive_copy.private_copy(message)
+    assert isinstance(copy, Message)
+    assert copy == Message(
+        "assistant",
+        (Text(text), replace(call, extras={"keys": ("id", "type"), "inner": {"k": ("a",)}})),
+        extras={"n": 1},
+    )
+    assert copy.parts[0] is message.parts[0]
+    assert copy.parts[1].arguments is text  # type: ignore[union-attr]
+    assert copy.extras is message.extras
+    plain_item = Message("user", (Text(text, extras={"n": 1}),), extras={"s": "t"})
+    assert archive_copy.private_copy(plain_item) is plain_item

@@ -9,15 +9,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold import Conversation, InvalidConversation, Message, Text, ToolSpec
+from contextfold import (
+    Conversation,
+    Image,
+    InvalidConversation,
+    Message,
+    Opaque,
+    Part,
+    Text,
+    ToolResult,
+    ToolSpec,
+)
+from contextfold._messages import EMPTY
 from contextfold._serialize import (
+    JSON_OPTIONS,
     dump_conversation,
+    dump_json,
     dump_message,
+    dump_part,
     load_conversation,
     load_message,
+    plain,
 )
 
-from .strategies import messages
+from .strategies import messages, wide_json, wide_messages, wide_parts, wide_texts
 
 
 @given(messages)
@@ -65,3 +80,57 @@ def test_bad_json_names_the_field(data: object, field: str) -> None:
 def test_arbitrary_json_gives_only_library_errors(data: object) -> None:
     with contextlib.suppress(InvalidConversation):
         load_conversation(data)
+
+
+# --- JSON text in one pass (rule 4) ------------------------------------------------------------
+
+_odd_fields = st.one_of(
+    st.builds(Text, wide_json, extras=st.dictionaries(st.text(max_size=4), st.floats())),
+    st.builds(
+        ToolResult, wide_texts, st.lists(wide_json, max_size=2).map(tuple), is_error=wide_json
+    ),
+    st.builds(Image, wide_texts, detail=wide_json, extras=st.just({})),
+    st.builds(Message, st.just("user"), st.just(()), name=wide_json, extras=st.just(EMPTY)),
+)
+"""Field values of the wrong type (nothing checks them at run time), NaN, empty extras."""
+
+
+def reference_json(item: Message | Part) -> str:
+    data = dump_message(item) if isinstance(item, Message) else dump_part(item)
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=plain
+    )
+
+
+@given(wide_messages | wide_parts | _odd_fields)
+def test_json_text_is_json_dumps_of_the_dumped_form(item: Message | Part) -> None:
+    assert dump_json(item) == reference_json(item)
+
+
+def test_json_options_are_the_canonical_ones() -> None:
+    canonical = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
+    assert {**canonical, "default": plain} == JSON_OPTIONS
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        Text("x", extras={"when": object()}),
+        Text("x", extras={"set": {1, 2}}),
+        Opaque({"bytes": b"raw"}),
+        ToolResult("c", (Text("x"), object())),  # type: ignore[arg-type]
+    ],
+)
+def test_json_text_refuses_what_json_dumps_refuses(item: Message | Part) -> None:
+    with pytest.raises(TypeError) as fast:
+        dump_json(item)
+    with pytest.raises(TypeError) as slow:
+        reference_json(item)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_a_cycle_in_extras_is_a_value_error_as_in_json_dumps() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular"):
+        dump_json(Text("x", extras={"loop": loop}))

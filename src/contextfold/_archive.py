@@ -16,9 +16,13 @@ Rules:
    reference, raises ArchiveError. A wrong payload is never returned.
 4. Stores hold JSON text, written in ASCII so every string survives every backend.
    Thread safety comes from the stores: each operation is atomic and puts are write-once.
-5. The in-memory store is handed the item itself, to write its record when it is read
-   (the reference is computed at once): only for items nothing can change afterwards
-   (every extra a plain scalar), so the record written later is the one hashed now.
+5. The in-memory store is handed the item, to write its record when it is read (the
+   reference is computed at once): the item itself when nothing in it can change
+   afterwards, else, when its record would be longer than COPY_OVER, a copy of it sharing
+   nothing mutable with the caller (`_archive_copy`). So the record written later is the
+   one hashed now. Other items (short, or that cannot be copied so) are written at once.
+6. The canonical text is written in one pass over the item (`_serialize.dump_json`, the
+   same bytes as `json.dumps` of its `_serialize` form); the record is derived from it.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
+from json.encoder import encode_basestring
 from typing import Final, Literal, NamedTuple, TypeAlias, assert_never
 
+from ._archive_copy import private_copy, unchanging
 from ._errors import ArchiveError, InvalidConversation, UnknownReference
 from ._messages import (
     Card,
@@ -44,7 +49,7 @@ from ._messages import (
     ToolCall,
     ToolResult,
 )
-from ._serialize import dump_message, dump_part, load_message, load_part
+from ._serialize import JSON_OPTIONS, dump_json, load_message, load_part
 from ._storage import ArchiveStore, MemoryStore
 
 EntryKind: TypeAlias = Literal["message", "part", "text"]
@@ -52,6 +57,9 @@ Archivable: TypeAlias = Message | Part | str
 
 MAX_PROBES: Final = 8
 """Candidate references tried per item; running out means something is badly wrong."""
+COPY_OVER: Final = 512
+"""Canonical characters past which a record costs more memory than a private copy of its
+item (about 560 bytes on the corpus) takes; shorter items are written at once (rule 5)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +97,16 @@ class Archive:
 
     def put(self, item: Archivable, *, label: str | None = None) -> str:
         """Store `item` (once) and return its reference."""
-        kind, data = _classify(item)
-        text = _canonical_text(kind, data)
+        kind, text = _canonical_text(item)
         canonical = text.encode("utf-8", "surrogatepass")
         store = self._store
-        deferred = isinstance(store, MemoryStore) and _fixed(item)
+        memory = store if isinstance(store, MemoryStore) else None
+        kept = None if memory is None else _kept(item, len(text))
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
-            if deferred and isinstance(store, MemoryStore):  # rule 5
-                made = _Deferred(kind, item, label, probe)
-                found = store.put_deferred(ref, made)
+            if memory is not None and kept is not None:
+                made = _Deferred(kind, kept, label, probe)
+                found = memory.put_deferred(ref, made)
                 if found is made or (isinstance(found, _Deferred) and found.same(made)):
                     return ref
                 held = found if isinstance(found, str) else found()
@@ -122,8 +130,7 @@ class Archive:
 
     def holds(self, item: Archivable) -> bool:
         """Whether this archive stores `item` (the same content under its reference)."""
-        kind, data = _classify(item)
-        canonical = _canonical(kind, data)
+        canonical = _canonical(item)
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
             held = self._store.get(ref)
@@ -139,7 +146,7 @@ class Archive:
         if raw is None:
             raise UnknownReference(ref)
         record = _parse_record(ref, raw)
-        if reference(_canonical(record.kind, record.data), record.probe) != ref:
+        if reference(_record_canonical(record), record.probe) != ref:
             raise ArchiveError(
                 f"archive entry {ref} does not match its reference; the archive is corrupt"
             )
@@ -189,35 +196,19 @@ class _Deferred:
         self.kind, self.item, self.label, self.probe = kind, item, label, probe
 
     def __call__(self) -> str:
-        text = _canonical_text(self.kind, _classify(self.item)[1])
-        return _record_text(text, self.label, self.probe)
+        return _record_text(_canonical_text(self.item)[1], self.label, self.probe)
 
     def same(self, other: _Deferred) -> bool:
         """Whether `other` holds the same content (and so the same canonical text)."""
         return self.kind == other.kind and self.item == other.item
 
 
-_SCALARS: Final = (str, int, float, bool, type(None))
-
-
-def _fixed(item: Archivable) -> bool:
-    """Whether nothing in `item` can change after it is archived: every extra a scalar
-    (a caller's dict or list inside an extra could be mutated later), no opaque payload."""
-    match item:
-        case str():
-            return True
-        case Message():
-            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
-        case ToolResult():
-            return _plain_extras(item.extras) and all(map(_fixed, item.parts))
-        case Opaque():
-            return False
-        case _:
-            return _plain_extras(item.extras)
-
-
-def _plain_extras(extras: Mapping[str, object]) -> bool:
-    return not extras or all(type(v) in _SCALARS for v in extras.values())
+def _kept(item: Archivable, size: int) -> Archivable | None:
+    """What the memory store keeps of `item` until its record is read; None to write the
+    record at once (rule 5)."""
+    if unchanging(item):
+        return item
+    return private_copy(item) if size > COPY_OVER else None
 
 
 def reference(canonical: bytes, probe: int = 0) -> str:
@@ -228,51 +219,51 @@ def reference(canonical: bytes, probe: int = 0) -> str:
 
 def ref_of(item: Archivable) -> str:
     """The reference `item` gets in an archive where no collision moved it (probe 0)."""
-    return reference(_canonical(*_classify(item)))
+    return reference(_canonical(item))
 
 
-def _classify(item: object) -> tuple[EntryKind, object]:
-    """The entry kind of `item` and its JSON form."""
-    match item:
-        case str():
-            return "text", item
-        case Message():
-            return "message", dump_message(item)
-        case (
-            Text()
-            | Image()
-            | ToolCall()
-            | ToolResult()
-            | Reasoning()
-            | Opaque()
-            | Marker()
-            | Summary()
-            | Card()
-        ):
-            return "part", dump_part(item)
-        case _:
+_ARCHIVABLE: Final = (
+    Message,
+    Text,
+    Image,
+    ToolCall,
+    ToolResult,
+    Reasoning,
+    Opaque,
+    Marker,
+    Summary,
+    Card,
+)
+
+
+def _canonical(item: object) -> bytes:
+    return _canonical_text(item)[1].encode("utf-8", "surrogatepass")
+
+
+def _canonical_text(item: object) -> tuple[EntryKind, str]:
+    """The entry kind of `item` and its canonical text (rule 1), the item encoded once."""
+    kind: EntryKind
+    if isinstance(item, str):
+        kind, data = "text", encode_basestring(item)
+    elif isinstance(item, _ARCHIVABLE):
+        kind = "message" if isinstance(item, Message) else "part"
+        try:
+            data = dump_json(item)
+        except (TypeError, ValueError) as exc:
             raise InvalidConversation(
-                f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
-            )
-
-
-def _canonical(kind: EntryKind, data: object) -> bytes:
-    return _canonical_text(kind, data).encode("utf-8", "surrogatepass")
-
-
-def _canonical_text(kind: EntryKind, data: object) -> str:
-    try:
-        return json.dumps(
-            {"item": data, "kind": kind},
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            default=_plain,
-        )
-    except (TypeError, ValueError) as exc:
+                f"cannot archive this {kind}: not JSON-serializable ({exc})"
+            ) from None
+    else:
         raise InvalidConversation(
-            f"cannot archive this {kind}: not JSON-serializable ({exc})"
-        ) from None
+            f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
+        )
+    return kind, f'{{"item":{data},"kind":"{kind}"}}'  # sorted keys as json.dumps; one copy
+
+
+def _record_canonical(record: _Record) -> bytes:
+    """Canonical bytes of a record read back (its item as parsed JSON)."""
+    text = json.dumps({"item": record.data, "kind": record.kind}, **JSON_OPTIONS)
+    return text.encode("utf-8", "surrogatepass")
 
 
 _NOT_PRINTABLE_ASCII: Final = re.compile("[^\x00-\x7e]")
@@ -287,7 +278,7 @@ def _record_text(canonical: str, label: str | None, probe: int) -> str:
         tail += ',"label":' + json.dumps(label)
     if probe:
         tail += f',"probe":{probe}'
-    text = canonical[:-1] + tail + "}"
+    text = f"{canonical[:-1]}{tail}}}" if tail else canonical
     if text.isascii() and "\x7f" not in text:
         return text
     return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
@@ -299,13 +290,6 @@ def _escaped(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000
     return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
-
-
-def _plain(value: object) -> object:
-    """JSON stand-in for read-only mappings nested in extras; anything else is refused."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
 
 
 def _parse_record(ref: str, raw: str) -> _Record:
@@ -332,7 +316,7 @@ def _canonical_or_none(ref: str, raw: str) -> bytes | None:
         record = _parse_record(ref, raw)
     except ArchiveError:
         return None
-    return _canonical(record.kind, record.data)
+    return _record_canonical(record)
 
 
 def _load_item(ref: str, record: _Record) -> Archivable:

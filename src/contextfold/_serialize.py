@@ -5,14 +5,20 @@ Rules:
    are left out, so the JSON stays small and stable.
 2. Loading is the exact inverse: `load_message(dump_message(m)) == m` for every message.
 3. Bad JSON raises InvalidConversation naming the field, never KeyError or TypeError.
+4. `dump_json` writes the JSON text of that form in one pass, the same bytes as
+   `json.dumps(dump_part(p), **JSON_OPTIONS)`: per class, its fields in sorted order with
+   their keys written once; strings go through json's own escaper, every other value
+   (extras, payloads, scalars) through one encoder with the same options.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from ._errors import InvalidConversation
 from ._messages import (
@@ -99,6 +105,91 @@ def dump_message(message: Message) -> dict[str, object]:
 def dump_conversation(conversation: Conversation) -> dict[str, object]:
     """JSON-ready dict for a conversation."""
     return _dump_fields(conversation)
+
+
+# --- JSON text in one pass (rule 4) --------------------------------------------------------
+
+
+def plain(value: object) -> object:
+    """JSON stand-in for read-only mappings nested in extras; anything else is refused."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+JSON_OPTIONS: Final[dict[str, Any]] = {
+    "sort_keys": True,
+    "separators": (",", ":"),
+    "ensure_ascii": False,
+    "default": plain,
+}
+"""The canonical encoding: sorted keys, no spaces, non-ASCII (and lone surrogates) as is."""
+
+_encode: Final = json.JSONEncoder(**JSON_OPTIONS).encode
+_KEEP: Final = object()
+"""Default of a field that is always written (`kind`, and fields without a default)."""
+_Keyed: TypeAlias = tuple[tuple[str, str, str, object], ...]
+_KEYED: dict[type[Any], _Keyed] = {}
+
+
+def _keyed(cls: type[Any]) -> _Keyed:
+    """(name, key written first, key written after another, default or _KEEP) of each
+    field of a model class, sorted by name."""
+    keyed = _KEYED.get(cls)
+    if keyed is None:
+        fields = sorted(_layout(cls), key=lambda field: field[0])
+        keyed = _KEYED[cls] = tuple(_keyed_field(name, default) for name, default in fields)
+    return keyed
+
+
+def _keyed_field(name: str, default: object) -> tuple[str, str, str, object]:
+    key = encode_basestring(name) + ":"
+    always = name == "kind" or default is dataclasses.MISSING  # as `_dump_fields` decides
+    return name, "{" + key, "," + key, _KEEP if always else default
+
+
+def dump_json(item: Message | Part) -> str:
+    """`json.dumps(dump_message(item) or dump_part(item), **JSON_OPTIONS)`, written in one
+    pass (rule 4); raises what that would (TypeError, ValueError)."""
+    out: list[str] = []
+    _write(item, out)
+    return "".join(out)
+
+
+def _write(obj: object, out: list[str]) -> None:
+    """Append the JSON text of `_dump_fields(obj)` to `out`."""
+    first = True
+    for name, first_key, next_key, default in _keyed(type(obj)):
+        value = getattr(obj, name)
+        if default is not _KEEP and (value is default or _is_default(value, default)):
+            continue
+        out.append(first_key if first else next_key)
+        first = False
+        if type(value) is str:
+            out.append(encode_basestring(value))
+        elif isinstance(value, tuple):
+            _write_items(value, out)
+        elif isinstance(value, Mapping):
+            out.append(_encode(value if type(value) is dict else dict(value)))
+        else:
+            out.append(_encode(value))
+    out.append("{}" if first else "}")
+
+
+def _write_items(values: tuple[object, ...], out: list[str]) -> None:
+    """Append the JSON array of a tuple field: model objects field by field, others as is."""
+    if not values:
+        out.append("[]")
+        return
+    sep = "["
+    for value in values:
+        out.append(sep)
+        sep = ","
+        if type(value) in _MODEL:
+            _write(value, out)
+        else:
+            out.append(_encode(value))
+    out.append("]")
 
 
 def _expect_mapping(value: object, where: str) -> Mapping[str, object]:

@@ -1,0 +1,168 @@
+"""What the in-memory archive keeps of an item until its record is first read (the
+archive's rule 5).
+
+Rules:
+1. Strings and the model's frozen objects cannot change; only containers inside extras and
+   opaque payloads are the caller's, who may mutate them after the item is archived.
+2. An item with none (every extra a plain scalar, no opaque payload) is `unchanging`: it
+   is kept as it is.
+3. Otherwise it can be kept as a copy whose lists, tuples, dicts and read-only mappings in
+   extras and payloads are new ones that nobody else holds (lists become tuples, which
+   encode to the same JSON); strings and scalars are shared, never copied.
+4. Anything else in an extra (another type, nesting past MAX_DEPTH) gives None: the
+   archive then writes that item's record at once, as a text nothing can change.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any, Final, TypeAlias, cast
+
+from ._messages import (
+    Card,
+    Image,
+    Marker,
+    Message,
+    Opaque,
+    Part,
+    Reasoning,
+    Summary,
+    Text,
+    ToolCall,
+    ToolResult,
+)
+
+MAX_DEPTH: Final = 32
+"""Nesting depth of extras copied; deeper ones (never seen on a wire) are written at once."""
+
+Kept: TypeAlias = Message | Part | str
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_NONE: Final = object()
+"""What `_value` returns for a value it cannot copy."""
+
+
+def unchanging(item: Kept) -> bool:
+    """Whether nothing in `item` can change after it is archived (rule 2)."""
+    if isinstance(item, str):
+        return True
+    if type(item) is Message:
+        return _plain_extras(item.extras) and all(map(_unchanging_part, item.parts))
+    return _unchanging_part(item)
+
+
+def _unchanging_part(part: object) -> bool:
+    kind = type(part)
+    if kind is ToolResult:
+        result = cast("ToolResult", part)
+        return _plain_extras(result.extras) and all(map(_unchanging_part, result.parts))
+    return kind in _LEAVES and _plain_extras(cast("Part", part).extras)
+
+
+def private_copy(item: Kept) -> Kept | None:
+    """`item` itself, or a copy sharing nothing mutable with the caller; None when an extra
+    holds something this cannot copy (rules 2-4)."""
+    if isinstance(item, str):
+        return item
+    if type(item) is Message:
+        parts, extras = _parts(item.parts), _extras(item.extras)
+        if parts is None or extras is None:
+            return None
+        if parts is item.parts and extras is item.extras:
+            return item
+        return Message(item.role, parts, name=item.name, extras=extras)  # faster than replace()
+    return _part(item)
+
+
+def _part(part: object) -> Part | None:
+    copy = _PART_COPIES.get(type(part))
+    return None if copy is None else copy(part)
+
+
+def _parts(parts: tuple[Part, ...]) -> tuple[Part, ...] | None:
+    """`parts` itself when every part is kept as it is, else their copies (or None)."""
+    kept = [_part(part) for part in parts]
+    if all(map(operator.is_, kept, parts)):
+        return parts
+    copies = tuple(k for k in kept if k is not None)
+    return copies if len(copies) == len(parts) else None
+
+
+def _leaf(part: Part) -> Part | None:
+    extras = _extras(part.extras)
+    if extras is None:
+        return None
+    return part if extras is part.extras else replace(part, extras=extras)
+
+
+def _tool_result(part: ToolResult) -> ToolResult | None:
+    parts, extras = _parts(part.parts), _extras(part.extras)
+    if parts is None or extras is None:
+        return None
+    if parts is part.parts and extras is part.extras:
+        return part
+    return replace(part, parts=parts, extras=extras)
+
+
+def _opaque(part: Opaque) -> Opaque | None:
+    payload, extras = _value(part.payload, 0), _extras(part.extras)
+    if not isinstance(payload, dict) or extras is None:
+        return None
+    return replace(part, payload=payload, extras=extras)
+
+
+_LEAVES: Final = frozenset({Text, Image, ToolCall, Reasoning, Marker, Summary, Card})
+_PART_COPIES: Final[dict[type[Any], Callable[[Any], Part | None]]] = {
+    ToolResult: _tool_result,
+    Opaque: _opaque,
+    **dict.fromkeys(_LEAVES, _leaf),
+}
+"""How each part class is copied (exactly these classes: anything else is not copied)."""
+
+
+def _extras(extras: Mapping[str, object]) -> Mapping[str, object] | None:
+    """`extras` itself when every value is a plain scalar, else a private copy (or None)."""
+    if _plain_extras(extras):
+        return extras
+    copied = _value(extras, 0)
+    return copied if isinstance(copied, dict) else None
+
+
+def _plain_extras(extras: Mapping[str, object]) -> bool:
+    return not extras or _plain(extras.values())
+
+
+def _plain(values: Iterable[object]) -> bool:
+    return set(map(type, values)) <= _SCALARS
+
+
+def _value(value: object, depth: int) -> object:
+    """A private copy of a JSON value (_NONE when it holds anything else, rule 4)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if depth >= MAX_DEPTH:
+        return _NONE
+    if kind is list or kind is tuple:
+        items = tuple(cast("Sequence[object]", value))
+        if _plain(items):
+            return items
+        items = tuple(_value(v, depth + 1) for v in items)
+        return _NONE if _NONE in items else items
+    if kind is dict or kind is MappingProxyType:
+        return _mapping(cast("Mapping[object, object]", value), depth)
+    return _NONE
+
+
+def _mapping(mapping: Mapping[object, object], depth: int) -> object:
+    pairs: dict[object, object] = {}
+    for key, value in mapping.items():
+        if type(key) not in _SCALARS:
+            return _NONE
+        copied = value if type(value) in _SCALARS else _value(value, depth + 1)
+        if copied is _NONE:
+            return _NONE
+        pairs[key] = copied
+    return pairs
