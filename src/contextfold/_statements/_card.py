@@ -307,8 +307,8 @@ def _target(current: list[Statement], new: Statement) -> int | None:
 
 
 @lru_cache(maxsize=1 << 15)
-def _words(text: str) -> frozenset[str]:
-    """Subject words of what a statement says, past any update lead-in (rule 3)."""
+def _words(text: str) -> tuple[str, ...]:
+    """Subject words of what a statement says, past any update lead-in, each once (rule 3)."""
     core = " ".join(_core_sentences(text))
     return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
 
@@ -342,12 +342,12 @@ def _other_things(old: Statement, new: Statement) -> bool:
 
 def _best_match(current: list[Statement], new: Statement) -> int | None:
     gone = replaced_values(new.text)
-    words = _words(new.text)
+    words = frozenset(_words(new.text))
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         named = len(gone & values(old.text))
         theirs = _words(old.text)
-        shared = len(words & theirs)
+        shared = len(words.intersection(theirs))
         if not named and not shared:
             continue
         if not named and shared < 2 and min(len(words), len(theirs)) > 1:
@@ -359,15 +359,18 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
 
 
 def _same_subject(current: list[Statement], new: Statement) -> int | None:
-    words = _words(new.text)
+    kind = new.kind
+    if kind not in ("fact", "goal", "decision"):
+        return None
+    words = frozenset(_words(new.text))
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
-        if old.kind not in ("fact", "goal", "decision") or old.kind != new.kind:
+        if old.kind != kind:
             continue
-        theirs = _words(old.text)
-        shared = len(words & theirs)
+        theirs = _words(old.text)  # distinct words: the same set when all are shared
+        shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
-            words and words == theirs and values(new.text) and values(old.text)
+            words and shared == len(words) == len(theirs) and values(new.text) and values(old.text)
         ):
             return index
     return None

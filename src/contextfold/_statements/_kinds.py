@@ -12,7 +12,8 @@ Rules:
    current goal and next step, then facts, values and decisions, then preferences.
 3. `subject_words` are a sentence's content words with values, names, filler and update
    words removed (hyphenated words split, plurals folded): what two statements must
-   share to be about the same thing. `values` are the values it states, verbatim.
+   share to be about the same thing, each once, in order (a tuple: cached per text, it
+   holds a fraction of a set's memory). `values` are the values it states, verbatim.
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
@@ -223,7 +224,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
     if _STANDING.match(folded):
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
-        found = None if not named and subject_words(text) <= _GO_AHEAD else "goal"
+        found = None if not named and _GO_AHEAD.issuperset(subject_words(text)) else "goal"
     elif any(need in folded for need in DECISION_NEEDS) and _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
@@ -241,14 +242,15 @@ def values(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1 << 15)
-def subject_words(text: str) -> frozenset[str]:
-    """Content words of `text` without values, names, filler or update words (rule 3)."""
+def subject_words(text: str) -> tuple[str, ...]:
+    """Content words of `text` without values, names, filler or update words, each once
+    (rule 3)."""
     stated = values(text)
     tokens = _TOKEN.findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
         tokens = [w for w in tokens if w not in skip]
-    return frozenset(chain.from_iterable(map(_word_subjects, tokens)))
+    return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -317,7 +319,9 @@ def is_filler(text: str) -> bool:
     folded = fold(text.strip())
     if not folded or _ACK.match(folded):
         return True
-    return len(folded) <= _MAX_FILLER and not values(text) and subject_words(text) <= _CHATTER
+    return (
+        len(folded) <= _MAX_FILLER and not values(text) and _CHATTER.issuperset(subject_words(text))
+    )
 
 
 _MAX_FILLER: Final = 80
