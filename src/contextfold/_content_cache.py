@@ -7,6 +7,9 @@ Rules:
    history pays for the new messages only.
 2. Each cache holds at most `size` values and forgets the least recently used first.
 3. Values must be immutable (tuples of frozen dataclasses): callers share them.
+4. A value of a short key read again and again (a word, a sentence, a statement) is kept
+   in a `Memo`, keyed by the key itself: a plain dict, so a hit is one lookup in C and an
+   entry costs no LRU links; a full memo forgets everything at once (still bounded).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable, Hashable
 from typing import Final, Generic, TypeVar
 
 V = TypeVar("V")
+K = TypeVar("K", bound=Hashable)
 
 SHORT: Final = 64
 """Texts up to this length are their own key."""
@@ -66,6 +70,26 @@ class ContentCache(Generic[V]):
 
 
 _MISSING: Final = object()
+
+
+class Memo(dict[K, V]):
+    """`make(key)` by the key itself, at most `size` of them (rule 4); call it through
+    `memo.__getitem__` (a C method: a hit runs no Python code)."""
+
+    __slots__ = ("_make", "size")
+
+    def __init__(self, make: Callable[[K], V], size: int) -> None:
+        super().__init__()
+        self._make = make
+        self.size = size
+        _CLEARERS.append(self.clear)
+
+    def __missing__(self, key: K) -> V:
+        value = self._make(key)
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
 
 
 def on_clear(clear: Callable[[], None]) -> None:

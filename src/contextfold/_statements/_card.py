@@ -39,10 +39,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
-from .._content_cache import ContentCache, on_clear
+from .._content_cache import ContentCache, Memo
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
@@ -97,22 +96,19 @@ class Statement:
 _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
 
 
-@lru_cache(maxsize=1 << 15)
-def _kind_of(text: str) -> StatementKind:
+def _read_kind_of(text: str) -> StatementKind:
     kinds = [k for k in map(statement_kind, _split(text)) if k is not None]
     if not kinds:
         return statement_kind(text) or "fact"
     return min(kinds, key=rank)
 
 
-@lru_cache(maxsize=1 << 15)
-def _split(text: str) -> tuple[str, ...]:
+def _read_split(text: str) -> tuple[str, ...]:
     """The sentences of a statement (cached: a statement is read again and again)."""
     return tuple(sentences(text))
 
 
-@lru_cache(maxsize=1 << 15)
-def _rule_subject(text: str) -> str:
+def _read_rule_subject(text: str) -> str:
     parts = _core_sentences(text)
     said = parts[0] if len(parts) == 1 else " ".join(parts)
     return subject_of(UPDATE_LEAD.sub("", said, count=1) or said)
@@ -306,8 +302,7 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     return None
 
 
-@lru_cache(maxsize=1 << 15)
-def _words(text: str) -> tuple[str, ...]:
+def _read_words(text: str) -> tuple[str, ...]:
     """Subject words of what a statement says, past any update lead-in, each once (rule 3)."""
     core = " ".join(_core_sentences(text))
     return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
@@ -411,8 +406,7 @@ def render_card(
 _ALSO: Final = "(also: "
 
 
-@lru_cache(maxsize=1 << 15)
-def hint(text: str) -> str:
+def _read_hint(text: str) -> str:
     """What the "(also: ...)" line shows of a statement (rule 4): its current values in
     the order it names them, else (or when they are all short words) its first few
     content words (denials kept: a hint never reads as the opposite rule)."""
@@ -442,8 +436,7 @@ def _telling(value: str) -> bool:
 _SHORT_VALUE: Final = 4
 
 
-@lru_cache(maxsize=1 << 15)
-def dense_text(text: str) -> str:
+def _read_dense_text(text: str) -> str:
     """A statement as the dense card shows it: without an update's lead-in ("Sorry, I
     gave you the wrong value before.", "Change of plan:") or a trailing retraction ("Not
     3191."); the words that state it stay verbatim, the whole is in the block entry."""
@@ -476,5 +469,10 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-for _cached in (_kind_of, _split, _rule_subject, _words, dense_text, hint):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
+_kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
+_split: Final = Memo(_read_split, 1 << 15).__getitem__
+_rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
+_words: Final = Memo(_read_words, 1 << 15).__getitem__
+hint: Final = Memo(_read_hint, 1 << 15).__getitem__
+dense_text: Final = Memo(_read_dense_text, 1 << 15).__getitem__
+"""Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""

@@ -26,11 +26,10 @@ All functions are pure and cached by sentence.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import chain
 from typing import Final, Literal
 
-from .._content_cache import on_clear
+from .._content_cache import Memo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
 from ._facts import text_facts, word_set
 
@@ -194,8 +193,7 @@ _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 400
 
 
-@lru_cache(maxsize=1 << 15)
-def statement_kind(sentence: str) -> StatementKind | None:
+def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     rule = classify(sentence)
     rest = UPDATE_LEAD.sub("", sentence.strip(), count=1)
@@ -232,8 +230,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
     return found
 
 
-@lru_cache(maxsize=1 << 15)
-def values(text: str) -> frozenset[str]:
+def _read_values(text: str) -> frozenset[str]:
     """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
     found = {f.value for f in text_facts(text)}
     found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
@@ -241,8 +238,7 @@ def values(text: str) -> frozenset[str]:
     return frozenset(v for v in found if v)
 
 
-@lru_cache(maxsize=1 << 15)
-def subject_words(text: str) -> tuple[str, ...]:
+def _read_subject_words(text: str) -> tuple[str, ...]:
     """Content words of `text` without values, names, filler or update words, each once
     (rule 3)."""
     stated = values(text)
@@ -253,8 +249,7 @@ def subject_words(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_subjects(word: str) -> tuple[str, ...]:
+def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
     if _has_digit(word):
         return ()
@@ -287,8 +282,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=1 << 15)
-def is_update(text: str) -> bool:
+def _read_is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
     folded = fold(text)
     if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
@@ -296,8 +290,7 @@ def is_update(text: str) -> bool:
     return _UPDATE.search(folded) is not None
 
 
-@lru_cache(maxsize=1 << 15)
-def replaced_values(text: str) -> frozenset[str]:
+def _read_replaced_values(text: str) -> frozenset[str]:
     """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
     found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
     found += [m.group(1) for m in _OUTDATED.finditer(text)]
@@ -312,8 +305,7 @@ _CHATTER: Final = _GO_AHEAD | word_set(
 )
 
 
-@lru_cache(maxsize=1 << 15)
-def is_filler(text: str) -> bool:
+def _read_is_filler(text: str) -> bool:
     """Whether `text` only acknowledges or says go on ("Noted, I'll keep that in mind.",
     "Sounds good.", "Please continue."): it states nothing worth carrying."""
     folded = fold(text.strip())
@@ -332,13 +324,12 @@ def rank(kind: StatementKind) -> int:
     return RANKS[kind]
 
 
-for _cached in (
-    statement_kind,
-    values,
-    subject_words,
-    _word_subjects,
-    is_update,
-    replaced_values,
-    is_filler,
-):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
+KINDS: Final = Memo(_read_statement_kind, 1 << 15)
+statement_kind: Final = KINDS.__getitem__
+values: Final = Memo(_read_values, 1 << 15).__getitem__
+subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
+_word_subjects: Final = Memo(_read_word_subjects, 1 << 16).__getitem__
+is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
+replaced_values: Final = Memo(_read_replaced_values, 1 << 15).__getitem__
+is_filler: Final = Memo(_read_is_filler, 1 << 15).__getitem__
+"""Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""
