@@ -110,6 +110,11 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     return list(_PROSE_FACTS(text) if prose else _data_facts(text))
 
 
+def prose_facts(text: str) -> tuple[Fact, ...]:
+    """`text_facts(text)`, as the tuple every caller shares (read-only)."""
+    return _PROSE_FACTS(text)
+
+
 def _data_facts(text: str) -> tuple[Fact, ...]:
     if len(text) > _SCAN_HEAD + _SCAN_TAIL:
         text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"

@@ -31,7 +31,7 @@ from typing import Final, Literal
 
 from .._content_cache import Memo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
-from ._facts import text_facts, word_set
+from ._facts import prose_facts, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
 
@@ -139,9 +139,10 @@ UPDATE_NEEDS: Final = word_set(
 )
 """Every other _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
-    r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
-    r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
+    r"[nir](?<!\w.)(?:(?<=n)ot|(?<=i)nstead of|(?<=r)ather than|(?<=n)o longer"
+    r"|(?<=r)eplac(?:e|es|ed|ing))\s+(?:the\s+)?([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
 )
+"""A value named as replaced: "not 3.12", "instead of X" (rule 5: from its first letter)."""
 _OUTDATED: Final = re.compile(
     r"([^\s(]+) (?:is|was|are|were) (?:out of date|outdated|obsolete|wrong|no longer (?:valid|"
     r"current|right))",
@@ -232,7 +233,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
 
 def _read_values(text: str) -> frozenset[str]:
     """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
-    found = {f.value for f in text_facts(text)}
+    found = {f.value for f in prose_facts(text)}
     found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
     found |= {m.group() for m in _NAME.finditer(text)}
     return frozenset(v for v in found if v)

@@ -26,6 +26,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -49,10 +50,10 @@ from .._statements._facts import (
     defined_names,
     error_line,
     outside_quotes,
+    prose_facts,
     scalar_text,
     sentences,
     tagged_blocks,
-    text_facts,
 )
 from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
@@ -236,11 +237,9 @@ def _user_text(out: _Reader, text: str, ref: str) -> None:
     for goal in _goals(text, own):
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
-    for fact in text_facts(own_text):
-        out.values.note(fact, USER, out.tick(), ref)
+    out.seq = out.values.note(prose_facts(own_text), USER, out.seq, ref)
     if own_text != text:
-        for fact in text_facts(text):
-            out.values.note(fact, AGENT, out.tick(), ref)
+        out.seq = out.values.note(prose_facts(text), AGENT, out.seq, ref)
 
 
 def _goals(text: str, own: list[str]) -> list[str]:
@@ -391,23 +390,26 @@ def _values(
         ref = refs[index] if index < len(refs) else ""
         out.at(index)
         for part in message.parts:
-            for fact, origin in _part_values(message, part, agent, tool):
-                values.note(fact, origin, out.tick(), ref)
+            found = _part_values(message, part, agent, tool)
+            if found is not None:
+                out.seq = values.note(*found, out.seq, ref)
 
 
-def _part_values(message: Message, part: object, agent: bool, tool: bool) -> list[tuple[Fact, int]]:
-    """(fact, source) for the values of one part, for the sources still being read."""
+def _part_values(
+    message: Message, part: object, agent: bool, tool: bool
+) -> tuple[Sequence[Fact], int] | None:
+    """(facts, source) of one part, for the sources still being read."""
     match part:
         case Text() if message.role == "assistant" and agent:
-            return [(f, AGENT) for f in text_facts(part.text)]
+            return prose_facts(part.text), AGENT
         case Text() if message.role == "tool" and tool:
-            return [(f, TOOL) for f in tool_facts(part.text)]
+            return tool_facts(part.text), TOOL
         case ToolCall() if agent:
-            return [(f, AGENT) for f in data_facts(part)]
+            return data_facts(part), AGENT
         case ToolResult() if tool:
-            return [(f, TOOL) for f in tool_facts(part_text(part))]
+            return tool_facts(part_text(part)), TOOL
         case _:
-            return []
+            return None
 
 
 def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
