@@ -184,6 +184,12 @@ _REPLACED = st.lists(
             "n",
             "r",
             "i",
+            "is",
+            "WAS",
+            "out of date",
+            "Obsolete",
+            "no longer valid",
+            "(2027",
         )
     )
     | st.text(max_size=3),
@@ -195,6 +201,8 @@ _REPLACED = st.lists(
 def test_replaced_values(text: str) -> None:
     assert _found(_kinds._NOT_VALUE, text) == _found(_NOT_VALUE, text)
     assert [m.group(1) for m in _kinds._NOT_VALUE.finditer(text)] == _NOT_VALUE.findall(text)
+    if _kinds._OUTDATED.search(text) is not None:
+        assert _kinds._OUTDATED_NEEDS.search(text) is not None
 
 
 _WORD_PIECES = (

@@ -18,8 +18,9 @@ Rules:
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
-   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS), and patterns that
-   would start with a check match their first character first (as `_facts` rule 5 says).
+   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
+   patterns that would start with a check match their first character first (as `_facts`
+   rule 5 says).
 All functions are pure and cached by sentence.
 """
 
@@ -149,6 +150,13 @@ _OUTDATED: Final = re.compile(
     re.IGNORECASE,
 )
 """A value named as no longer holding: "(2027-06-28 is out of date.)"."""
+_OUTDATED_NEEDS: Final = re.compile(
+    r" (?:is|was|are|were) (?:out of date|outdated|obsolete|wrong|no longer (?:valid|current|"
+    r"right))",
+    re.IGNORECASE,
+)
+"""What every _OUTDATED match holds (rule 5: a text without it is not searched; this
+search skips to each space, _OUTDATED's tries every position)."""
 _TOKEN: Final = re.compile(
     r"[A-Za-z$\d](?:(?<=[A-Za-z])(?:[A-Za-z0-9_'+#.-]*[A-Za-z0-9+#])?|(?<=\$)\d[\w.,:/$%-]*"
     r"|(?<=\d)[\w.,:/$%-]*)"
@@ -294,7 +302,8 @@ def _read_is_update(text: str) -> bool:
 def _read_replaced_values(text: str) -> frozenset[str]:
     """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
     found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
-    found += [m.group(1) for m in _OUTDATED.finditer(text)]
+    if _OUTDATED_NEEDS.search(text) is not None:
+        found += [m.group(1) for m in _OUTDATED.finditer(text)]
     return frozenset(v.strip("'\".,;:!?()") for v in found)
 
 
