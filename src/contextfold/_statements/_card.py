@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Final
 
 from .._content_cache import ContentCache, Memo
@@ -206,7 +208,7 @@ class CardState:
         superseded: list[Statement] = []
         for text in _candidates(message, pinned=pinned):
             old = _apply(current, Statement(text, _clean_source(source)))
-            if old is not None and old in self.statements:
+            if old is not None and _among(self.statements, old):
                 superseded.append(old)
         if current == list(self.statements):
             return self, []
@@ -234,6 +236,11 @@ class CardState:
         return CardState(tuple(s for s in self.statements if s not in gone)), gone
 
 
+def _among(statements: tuple[Statement, ...], old: Statement) -> bool:
+    """`old in statements`, the very object looked for first (no __eq__ per statement)."""
+    return any(map(is_, statements, repeat(old))) or old in statements
+
+
 def _retires(new: Statement, old: Statement) -> bool:
     """Whether `new`, in view, retires `old` from the card: an update that supersedes it,
     or a plain restatement that supersedes it with a value `old` does not name (the same
@@ -249,15 +256,17 @@ def _replaces(new: Statement, old: Statement) -> bool:
     return _apply(probe, new) is old
 
 
+_TEXT: Final = attrgetter("text")
+
+
 def _clean_source(source: str) -> str:
     return source if _REF.fullmatch(source) else ""
 
 
 def _apply(current: list[Statement], new: Statement) -> Statement | None:
     """Add or substitute `new` in place (rule 3); returns the statement it replaced."""
-    key = normalize(new.text)
-    if any(normalize(s.text) == key for s in current):
-        return None
+    if normalize(new.text) in map(normalize, map(_TEXT, current)):
+        return None  # said before, in other spaces or case
     index = _target(current, new)
     if index is not None:
         old = current[index]
@@ -360,7 +369,7 @@ def _same_subject(current: list[Statement], new: Statement) -> int | None:
     words = frozenset(_words(new.text))
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
-        if old.kind != kind:
+        if _kind_of(old.text) != kind:  # old.kind, without the property's call
             continue
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
