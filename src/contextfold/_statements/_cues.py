@@ -386,7 +386,7 @@ def subject_of(text: str) -> str:
 def _content_words(folded: str) -> list[str]:
     out: dict[str, None] = {}
     for word in _WORDS.findall(folded):
-        if word in FILLER or word in VALUE_WORDS or any(c.isdigit() for c in word):
+        if word in FILLER or word in VALUE_WORDS or any(map(str.isdigit, word)):
             continue
         stem = (
             word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

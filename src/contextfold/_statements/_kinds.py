@@ -280,7 +280,7 @@ _JOINERS: Final = re.compile(r"[-_./]")
 
 def _has_digit(word: str) -> bool:
     """Whether `word` has a digit (a word of letters has none: the classes are disjoint)."""
-    return not word.isalpha() and any(c.isdigit() for c in word)
+    return not word.isalpha() and any(map(str.isdigit, word))
 
 
 def _stem(word: str) -> str:

@@ -113,7 +113,7 @@ def most_telling(facts: list[Fact]) -> list[Fact]:
 def data_rank(fact: Fact) -> int:
     """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
     if _ID_KEY.search(fact.role) or (
-        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
+        any(map(str.isalpha, fact.value)) and any(map(str.isdigit, fact.value))
     ):
         return 0
     return 1 if not fact.value.replace(".", "").isdigit() else 2
