@@ -2,9 +2,9 @@
 
 Rules:
 1. A value is a pure function of one text, so it is keyed by the text's content: the text
-   itself when short, else its length and 128-bit BLAKE2b digest (a key never keeps a large
-   text alive). Same content, same value, in any call: a stateless caller that re-sends a
-   history pays for the new messages only.
+   itself when short, else its length and 128-bit BLAKE2b digest, as one int (a key never
+   keeps a large text alive, and costs one object). Same content, same value, in any
+   call: a stateless caller that re-sends a history pays for the new messages only.
 2. Each cache holds at most `size` values and forgets the least recently used first.
 3. Values must be immutable (tuples of frozen dataclasses): callers share them.
 4. A value of a short key read again and again (a word, a sentence, a statement) is kept
@@ -15,7 +15,6 @@ Rules:
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Final, Generic, TypeVar
 
@@ -34,7 +33,8 @@ def content_key(text: str) -> Hashable:
     if len(text) <= SHORT:
         return text
     data = text.encode("utf-8", "surrogatepass")
-    return (len(text), hashlib.blake2b(data, digest_size=16).digest())
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    return len(text) << 128 | int.from_bytes(digest, "big")
 
 
 class ContentCache(Generic[V]):
@@ -44,21 +44,22 @@ class ContentCache(Generic[V]):
 
     def __init__(self, make: Callable[[str], V], size: int) -> None:
         self._make = make
-        self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self._data: dict[Hashable, V] = {}
+        """In use order, oldest first (a plain dict: no per-entry links)."""
         self.size = size
         _ALL.append(self)  # type: ignore[arg-type]
 
     def __call__(self, text: str) -> V:
         key = content_key(text)
         data = self._data
-        found = data.get(key, _MISSING)
+        found = data.pop(key, _MISSING)
         if found is not _MISSING:
-            data.move_to_end(key)
+            data[key] = found  # now the most recently used
             return found  # type: ignore[return-value]
         value = self._make(text)
         data[key] = value
         if len(data) > self.size:
-            data.popitem(last=False)
+            del data[next(iter(data))]
         return value
 
     def __len__(self) -> int:
