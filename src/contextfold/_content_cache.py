@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable
-from typing import Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar, cast
 
 V = TypeVar("V")
 K = TypeVar("K", bound=Hashable)
@@ -54,8 +54,9 @@ class ContentCache(Generic[V]):
         data = self._data
         found = data.pop(key, _MISSING)
         if found is not _MISSING:
-            data[key] = found  # now the most recently used
-            return found  # type: ignore[return-value]
+            hit = cast(V, found)
+            data[key] = hit  # now the most recently used
+            return hit
         value = self._make(text)
         data[key] = value
         if len(data) > self.size:
