@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable
+from contextlib import suppress
 from typing import Final, Generic, TypeVar, cast
 
 V = TypeVar("V")
@@ -59,8 +60,9 @@ class ContentCache(Generic[V]):
             return hit
         value = self._make(text)
         data[key] = value
-        if len(data) > self.size:
-            del data[next(iter(data))]
+        while len(data) > self.size:  # the oldest go; a thread that changed the dict
+            with suppress(RuntimeError, KeyError, StopIteration):  # meanwhile: look again
+                del data[next(iter(data))]
         return value
 
     def __len__(self) -> int:
