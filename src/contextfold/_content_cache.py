@@ -2,21 +2,25 @@
 
 Rules:
 1. A value is a pure function of one text, so it is keyed by the text's content: the text
-   itself when short, else its length and 128-bit BLAKE2b digest (a key never keeps a large
-   text alive). Same content, same value, in any call: a stateless caller that re-sends a
-   history pays for the new messages only.
+   itself when short, else its length and 128-bit BLAKE2b digest, as one int (a key never
+   keeps a large text alive, and costs one object). Same content, same value, in any
+   call: a stateless caller that re-sends a history pays for the new messages only.
 2. Each cache holds at most `size` values and forgets the least recently used first.
 3. Values must be immutable (tuples of frozen dataclasses): callers share them.
+4. A value of a short key read again and again (a word, a sentence, a statement) is kept
+   in a `Memo`, keyed by the key itself: a plain dict, so a hit is one lookup in C and an
+   entry costs no LRU links; a full memo forgets everything at once (still bounded).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Final, Generic, TypeVar
+from contextlib import suppress
+from typing import Final, Generic, TypeVar, cast
 
 V = TypeVar("V")
+K = TypeVar("K", bound=Hashable)
 
 SHORT: Final = 64
 """Texts up to this length are their own key."""
@@ -30,7 +34,8 @@ def content_key(text: str) -> Hashable:
     if len(text) <= SHORT:
         return text
     data = text.encode("utf-8", "surrogatepass")
-    return (len(text), hashlib.blake2b(data, digest_size=16).digest())
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    return len(text) << 128 | int.from_bytes(digest, "big")
 
 
 class ContentCache(Generic[V]):
@@ -40,21 +45,24 @@ class ContentCache(Generic[V]):
 
     def __init__(self, make: Callable[[str], V], size: int) -> None:
         self._make = make
-        self._data: OrderedDict[Hashable, V] = OrderedDict()
+        self._data: dict[Hashable, V] = {}
+        """In use order, oldest first (a plain dict: no per-entry links)."""
         self.size = size
         _ALL.append(self)  # type: ignore[arg-type]
 
     def __call__(self, text: str) -> V:
         key = content_key(text)
         data = self._data
-        found = data.get(key, _MISSING)
+        found = data.pop(key, _MISSING)
         if found is not _MISSING:
-            data.move_to_end(key)
-            return found  # type: ignore[return-value]
+            hit = cast(V, found)
+            data[key] = hit  # now the most recently used
+            return hit
         value = self._make(text)
         data[key] = value
-        if len(data) > self.size:
-            data.popitem(last=False)
+        while len(data) > self.size:  # the oldest go; a thread that changed the dict
+            with suppress(RuntimeError, KeyError, StopIteration):  # meanwhile: look again
+                del data[next(iter(data))]
         return value
 
     def __len__(self) -> int:
@@ -66,6 +74,26 @@ class ContentCache(Generic[V]):
 
 
 _MISSING: Final = object()
+
+
+class Memo(dict[K, V]):
+    """`make(key)` by the key itself, at most `size` of them (rule 4); call it through
+    `memo.__getitem__` (a C method: a hit runs no Python code)."""
+
+    __slots__ = ("_make", "size")
+
+    def __init__(self, make: Callable[[K], V], size: int) -> None:
+        super().__init__()
+        self._make = make
+        self.size = size
+        _CLEARERS.append(self.clear)
+
+    def __missing__(self, key: K) -> V:
+        value = self._make(key)
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
 
 
 def on_clear(clear: Callable[[], None]) -> None:

@@ -53,6 +53,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
 _NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
+_NOT_VALUE = re.compile(
+    r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
+    r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
+)
 
 _PIECES = (
     "Jan",
@@ -157,6 +161,48 @@ def test_numbers_and_names(text: str) -> None:
     assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)
     assert _found(_kinds._NAME, text) == _found(_NAME, text)
     assert _kinds._TOKEN.findall(text) == _TOKEN.findall(text)
+
+
+_REPLACED = st.lists(
+    st.sampled_from(
+        (
+            "not",
+            "no longer",
+            "instead of",
+            "rather than",
+            "replace",
+            "replaces",
+            "replaced",
+            "replacing",
+            "the",
+            "3.12",
+            "X.y",
+            "anot",
+            "_not",
+            "é",
+            "Not",
+            "n",
+            "r",
+            "i",
+            "is",
+            "WAS",
+            "out of date",
+            "Obsolete",
+            "no longer valid",
+            "(2027",
+        )
+    )
+    | st.text(max_size=3),
+    max_size=10,
+).map(" ".join)
+
+
+@given(texts | _REPLACED)
+def test_replaced_values(text: str) -> None:
+    assert _found(_kinds._NOT_VALUE, text) == _found(_NOT_VALUE, text)
+    assert [m.group(1) for m in _kinds._NOT_VALUE.finditer(text)] == _NOT_VALUE.findall(text)
+    if _kinds._OUTDATED.search(text) is not None:
+        assert _kinds._OUTDATED_NEEDS.search(text) is not None
 
 
 _WORD_PIECES = (

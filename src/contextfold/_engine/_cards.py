@@ -29,9 +29,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Final
 
-from .._content_cache import on_clear
+from .._content_cache import Memo
 from .._errors import ContextFoldError
 from .._messages import Card, Message, Part, Text, artifact_kind
 from .._planning._plan import Protection
@@ -296,10 +296,13 @@ def _user_text(message: Message) -> str:
     return "\n".join(p.text for p in message.parts if isinstance(p, Text))
 
 
-@lru_cache(maxsize=65_536)
-def _states_anything(text: str) -> bool:
-    """Whether user text states anything (cached: histories repeat across compactions)."""
+def _read_states_anything(text: str) -> bool:
+    """Whether user text states anything."""
     return bool(text) and bool(extract_statements(Message("user", (Text(text),))))
+
+
+_states_anything: Final = Memo(_read_states_anything, 65_536).__getitem__
+"""`_read_states_anything`, cached: histories repeat across compactions."""
 
 
 def card_bounds(
@@ -328,7 +331,3 @@ def card_bounds(
 
 
 Count = Callable[[str], int]
-
-
-for _cached in (_states_anything,):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

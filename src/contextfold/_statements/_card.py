@@ -39,10 +39,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Final
 
-from .._content_cache import ContentCache, on_clear
+from .._content_cache import ContentCache, Memo
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
@@ -97,22 +98,19 @@ class Statement:
 _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
 
 
-@lru_cache(maxsize=1 << 15)
-def _kind_of(text: str) -> StatementKind:
+def _read_kind_of(text: str) -> StatementKind:
     kinds = [k for k in map(statement_kind, _split(text)) if k is not None]
     if not kinds:
         return statement_kind(text) or "fact"
     return min(kinds, key=rank)
 
 
-@lru_cache(maxsize=1 << 15)
-def _split(text: str) -> tuple[str, ...]:
+def _read_split(text: str) -> tuple[str, ...]:
     """The sentences of a statement (cached: a statement is read again and again)."""
     return tuple(sentences(text))
 
 
-@lru_cache(maxsize=1 << 15)
-def _rule_subject(text: str) -> str:
+def _read_rule_subject(text: str) -> str:
     parts = _core_sentences(text)
     said = parts[0] if len(parts) == 1 else " ".join(parts)
     return subject_of(UPDATE_LEAD.sub("", said, count=1) or said)
@@ -210,7 +208,7 @@ class CardState:
         superseded: list[Statement] = []
         for text in _candidates(message, pinned=pinned):
             old = _apply(current, Statement(text, _clean_source(source)))
-            if old is not None and old in self.statements:
+            if old is not None and _among(self.statements, old):
                 superseded.append(old)
         if current == list(self.statements):
             return self, []
@@ -238,6 +236,11 @@ class CardState:
         return CardState(tuple(s for s in self.statements if s not in gone)), gone
 
 
+def _among(statements: tuple[Statement, ...], old: Statement) -> bool:
+    """`old in statements`, the very object looked for first (no __eq__ per statement)."""
+    return any(map(is_, statements, repeat(old))) or old in statements
+
+
 def _retires(new: Statement, old: Statement) -> bool:
     """Whether `new`, in view, retires `old` from the card: an update that supersedes it,
     or a plain restatement that supersedes it with a value `old` does not name (the same
@@ -253,15 +256,17 @@ def _replaces(new: Statement, old: Statement) -> bool:
     return _apply(probe, new) is old
 
 
+_TEXT: Final = attrgetter("text")
+
+
 def _clean_source(source: str) -> str:
     return source if _REF.fullmatch(source) else ""
 
 
 def _apply(current: list[Statement], new: Statement) -> Statement | None:
     """Add or substitute `new` in place (rule 3); returns the statement it replaced."""
-    key = normalize(new.text)
-    if any(normalize(s.text) == key for s in current):
-        return None
+    if normalize(new.text) in map(normalize, map(_TEXT, current)):
+        return None  # said before, in other spaces or case
     index = _target(current, new)
     if index is not None:
         old = current[index]
@@ -306,9 +311,8 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     return None
 
 
-@lru_cache(maxsize=1 << 15)
-def _words(text: str) -> frozenset[str]:
-    """Subject words of what a statement says, past any update lead-in (rule 3)."""
+def _read_words(text: str) -> tuple[str, ...]:
+    """Subject words of what a statement says, past any update lead-in, each once (rule 3)."""
     core = " ".join(_core_sentences(text))
     return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
 
@@ -342,12 +346,12 @@ def _other_things(old: Statement, new: Statement) -> bool:
 
 def _best_match(current: list[Statement], new: Statement) -> int | None:
     gone = replaced_values(new.text)
-    words = _words(new.text)
+    words = frozenset(_words(new.text))
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         named = len(gone & values(old.text))
         theirs = _words(old.text)
-        shared = len(words & theirs)
+        shared = len(words.intersection(theirs))
         if not named and not shared:
             continue
         if not named and shared < 2 and min(len(words), len(theirs)) > 1:
@@ -359,15 +363,18 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
 
 
 def _same_subject(current: list[Statement], new: Statement) -> int | None:
-    words = _words(new.text)
+    kind = new.kind
+    if kind not in ("fact", "goal", "decision"):
+        return None
+    words = frozenset(_words(new.text))
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
-        if old.kind not in ("fact", "goal", "decision") or old.kind != new.kind:
+        if _kind_of(old.text) != kind:  # old.kind, without the property's call
             continue
-        theirs = _words(old.text)
-        shared = len(words & theirs)
+        theirs = _words(old.text)  # distinct words: the same set when all are shared
+        shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
-            words and words == theirs and values(new.text) and values(old.text)
+            words and shared == len(words) == len(theirs) and values(new.text) and values(old.text)
         ):
             return index
     return None
@@ -408,8 +415,7 @@ def render_card(
 _ALSO: Final = "(also: "
 
 
-@lru_cache(maxsize=1 << 15)
-def hint(text: str) -> str:
+def _read_hint(text: str) -> str:
     """What the "(also: ...)" line shows of a statement (rule 4): its current values in
     the order it names them, else (or when they are all short words) its first few
     content words (denials kept: a hint never reads as the opposite rule)."""
@@ -439,8 +445,7 @@ def _telling(value: str) -> bool:
 _SHORT_VALUE: Final = 4
 
 
-@lru_cache(maxsize=1 << 15)
-def dense_text(text: str) -> str:
+def _read_dense_text(text: str) -> str:
     """A statement as the dense card shows it: without an update's lead-in ("Sorry, I
     gave you the wrong value before.", "Change of plan:") or a trailing retraction ("Not
     3191."); the words that state it stay verbatim, the whole is in the block entry."""
@@ -473,5 +478,10 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-for _cached in (_kind_of, _split, _rule_subject, _words, dense_text, hint):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
+_kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
+_split: Final = Memo(_read_split, 1 << 15).__getitem__
+_rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
+_words: Final = Memo(_read_words, 1 << 15).__getitem__
+hint: Final = Memo(_read_hint, 1 << 15).__getitem__
+dense_text: Final = Memo(_read_dense_text, 1 << 15).__getitem__
+"""Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""

@@ -277,10 +277,11 @@ def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
 
 
 @lru_cache(maxsize=64)
-def words_of(folded: str) -> frozenset[str]:
-    """The words of folded text as `needs` names them: maximal runs of the letters a-z
-    (cached: cues, updates and references back all ask)."""
-    return frozenset(_LETTERS.findall(folded))
+def words_of(folded: str) -> tuple[str, ...]:
+    """The words of folded text as `needs` names them: maximal runs of the letters a-z,
+    each once (cached: cues, updates and references back all ask; a tuple holds a
+    fraction of a set's memory, and callers only test them against word sets)."""
+    return tuple(dict.fromkeys(_LETTERS.findall(folded)))
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
@@ -385,7 +386,7 @@ def subject_of(text: str) -> str:
 def _content_words(folded: str) -> list[str]:
     out: dict[str, None] = {}
     for word in _WORDS.findall(folded):
-        if word in FILLER or word in VALUE_WORDS or any(c.isdigit() for c in word):
+        if word in FILLER or word in VALUE_WORDS or any(map(str.isdigit, word)):
             continue
         stem = (
             word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -23,11 +23,10 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import chain, islice
 from typing import Final
 
-from .._content_cache import ContentCache, on_clear
+from .._content_cache import ContentCache, Memo
 from ._shapes import PUNCTUATION, shapes, words
 
 
@@ -89,13 +88,16 @@ FACTS_CACHE: Final = 1 << 15
 """Texts whose facts are remembered (bounded: about one per message of a large history)."""
 
 
-@lru_cache(maxsize=1 << 16)
-def normalize(text: str) -> str:
-    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots
-    (cached: statements are compared with every other one on the card)."""
+def _normalize(text: str) -> str:
+    """Text folded for comparison: lowercase, straight quotes, single spaces, no end dots."""
     folded = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     folded = folded.replace("\u201d", '"').lower()
     return " ".join(folded.split()).strip(" .!;,")
+
+
+NORMALIZED: Final = Memo(_normalize, 1 << 16)
+normalize: Final = NORMALIZED.__getitem__
+"""`_normalize`, cached: statements are compared with every other one on the card."""
 
 
 def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
@@ -106,6 +108,11 @@ def text_facts(text: str, *, prose: bool = True) -> list[Fact]:
     read word by word, head and tail only when long.
     """
     return list(_PROSE_FACTS(text) if prose else _data_facts(text))
+
+
+def prose_facts(text: str) -> tuple[Fact, ...]:
+    """`text_facts(text)`, as the tuple every caller shares (read-only)."""
+    return _PROSE_FACTS(text)
 
 
 def _data_facts(text: str) -> tuple[Fact, ...]:
@@ -135,11 +142,14 @@ def _words_facts(text: str) -> Iterator[Fact]:
     return chain.from_iterable(map(_word_facts, words(text)))
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_facts(word: str) -> tuple[Fact, ...]:
-    """The shapes in one word (cached: the same words recur across a conversation)."""
+def _read_word(word: str) -> tuple[Fact, ...]:
+    """The shapes in one word."""
     found = shapes(word)
     return tuple([Fact(role, value) for role, value in found]) if found else ()
+
+
+_word_facts: Final = Memo(_read_word, 1 << 16).__getitem__
+"""The facts of one word (cached: the same words recur across a conversation)."""
 
 
 def _in_any(value: str, spaced: list[Fact]) -> bool:
@@ -347,7 +357,3 @@ _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)"
 def defined_names(code: str) -> list[str]:
     """`def name` / `class Name` for each definition in a code snippet, in order, unique."""
     return list(dict.fromkeys(f"{kind} {name}" for kind, name in _DEFINITION.findall(code)))
-
-
-for _cached in (normalize, _word_facts):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts

@@ -12,26 +12,27 @@ Rules:
    current goal and next step, then facts, values and decisions, then preferences.
 3. `subject_words` are a sentence's content words with values, names, filler and update
    words removed (hyphenated words split, plurals folded): what two statements must
-   share to be about the same thing. `values` are the values it states, verbatim.
+   share to be about the same thing, each once, in order (a tuple: cached per text, it
+   holds a fraction of a set's memory). `values` are the values it states, verbatim.
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
-   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS), and patterns that
-   would start with a check match their first character first (as `_facts` rule 5 says).
+   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
+   patterns that would start with a check match their first character first (as `_facts`
+   rule 5 says).
 All functions are pure and cached by sentence.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from itertools import chain
 from typing import Final, Literal
 
-from .._content_cache import on_clear
+from .._content_cache import Memo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
-from ._facts import text_facts, word_set
+from ._facts import prose_facts, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
 
@@ -139,15 +140,23 @@ UPDATE_NEEDS: Final = word_set(
 )
 """Every other _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
-    r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
-    r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
+    r"[nir](?<!\w.)(?:(?<=n)ot|(?<=i)nstead of|(?<=r)ather than|(?<=n)o longer"
+    r"|(?<=r)eplac(?:e|es|ed|ing))\s+(?:the\s+)?([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
 )
+"""A value named as replaced: "not 3.12", "instead of X" (rule 5: from its first letter)."""
 _OUTDATED: Final = re.compile(
     r"([^\s(]+) (?:is|was|are|were) (?:out of date|outdated|obsolete|wrong|no longer (?:valid|"
     r"current|right))",
     re.IGNORECASE,
 )
 """A value named as no longer holding: "(2027-06-28 is out of date.)"."""
+_OUTDATED_NEEDS: Final = re.compile(
+    r" (?:is|was|are|were) (?:out of date|outdated|obsolete|wrong|no longer (?:valid|current|"
+    r"right))",
+    re.IGNORECASE,
+)
+"""What every _OUTDATED match holds (rule 5: a text without it is not searched; this
+search skips to each space, _OUTDATED's tries every position)."""
 _TOKEN: Final = re.compile(
     r"[A-Za-z$\d](?:(?<=[A-Za-z])(?:[A-Za-z0-9_'+#.-]*[A-Za-z0-9+#])?|(?<=\$)\d[\w.,:/$%-]*"
     r"|(?<=\d)[\w.,:/$%-]*)"
@@ -193,8 +202,7 @@ _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 400
 
 
-@lru_cache(maxsize=1 << 15)
-def statement_kind(sentence: str) -> StatementKind | None:
+def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     rule = classify(sentence)
     rest = UPDATE_LEAD.sub("", sentence.strip(), count=1)
@@ -223,7 +231,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
     if _STANDING.match(folded):
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
-        found = None if not named and subject_words(text) <= _GO_AHEAD else "goal"
+        found = None if not named and _GO_AHEAD.issuperset(subject_words(text)) else "goal"
     elif any(need in folded for need in DECISION_NEEDS) and _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
@@ -231,28 +239,26 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
     return found
 
 
-@lru_cache(maxsize=1 << 15)
-def values(text: str) -> frozenset[str]:
+def _read_values(text: str) -> frozenset[str]:
     """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
-    found = {f.value for f in text_facts(text)}
+    found = {f.value for f in prose_facts(text)}
     found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
     found |= {m.group() for m in _NAME.finditer(text)}
     return frozenset(v for v in found if v)
 
 
-@lru_cache(maxsize=1 << 15)
-def subject_words(text: str) -> frozenset[str]:
-    """Content words of `text` without values, names, filler or update words (rule 3)."""
+def _read_subject_words(text: str) -> tuple[str, ...]:
+    """Content words of `text` without values, names, filler or update words, each once
+    (rule 3)."""
     stated = values(text)
     tokens = _TOKEN.findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
         tokens = [w for w in tokens if w not in skip]
-    return frozenset(chain.from_iterable(map(_word_subjects, tokens)))
+    return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_subjects(word: str) -> tuple[str, ...]:
+def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
     if _has_digit(word):
         return ()
@@ -274,7 +280,7 @@ _JOINERS: Final = re.compile(r"[-_./]")
 
 def _has_digit(word: str) -> bool:
     """Whether `word` has a digit (a word of letters has none: the classes are disjoint)."""
-    return not word.isalpha() and any(c.isdigit() for c in word)
+    return not word.isalpha() and any(map(str.isdigit, word))
 
 
 def _stem(word: str) -> str:
@@ -285,8 +291,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=1 << 15)
-def is_update(text: str) -> bool:
+def _read_is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
     folded = fold(text)
     if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
@@ -294,11 +299,11 @@ def is_update(text: str) -> bool:
     return _UPDATE.search(folded) is not None
 
 
-@lru_cache(maxsize=1 << 15)
-def replaced_values(text: str) -> frozenset[str]:
+def _read_replaced_values(text: str) -> frozenset[str]:
     """Values `text` names as no longer holding ("not 3.12", "instead of Postgres")."""
     found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
-    found += [m.group(1) for m in _OUTDATED.finditer(text)]
+    if _OUTDATED_NEEDS.search(text) is not None:
+        found += [m.group(1) for m in _OUTDATED.finditer(text)]
     return frozenset(v.strip("'\".,;:!?()") for v in found)
 
 
@@ -310,14 +315,15 @@ _CHATTER: Final = _GO_AHEAD | word_set(
 )
 
 
-@lru_cache(maxsize=1 << 15)
-def is_filler(text: str) -> bool:
+def _read_is_filler(text: str) -> bool:
     """Whether `text` only acknowledges or says go on ("Noted, I'll keep that in mind.",
     "Sounds good.", "Please continue."): it states nothing worth carrying."""
     folded = fold(text.strip())
     if not folded or _ACK.match(folded):
         return True
-    return len(folded) <= _MAX_FILLER and not values(text) and subject_words(text) <= _CHATTER
+    return (
+        len(folded) <= _MAX_FILLER and not values(text) and _CHATTER.issuperset(subject_words(text))
+    )
 
 
 _MAX_FILLER: Final = 80
@@ -328,13 +334,12 @@ def rank(kind: StatementKind) -> int:
     return RANKS[kind]
 
 
-for _cached in (
-    statement_kind,
-    values,
-    subject_words,
-    _word_subjects,
-    is_update,
-    replaced_values,
-    is_filler,
-):
-    on_clear(_cached.cache_clear)  # clear_caches() forgets what was read from texts
+KINDS: Final = Memo(_read_statement_kind, 1 << 15)
+statement_kind: Final = KINDS.__getitem__
+values: Final = Memo(_read_values, 1 << 15).__getitem__
+subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
+_word_subjects: Final = Memo(_read_word_subjects, 1 << 16).__getitem__
+is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
+replaced_values: Final = Memo(_read_replaced_values, 1 << 15).__getitem__
+is_filler: Final = Memo(_read_is_filler, 1 << 15).__getitem__
+"""Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""

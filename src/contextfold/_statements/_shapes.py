@@ -168,11 +168,11 @@ _COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
 
 def _path_like(value: str) -> bool:
     if value.startswith(("/", "~/", "./", "../")):
-        return any(c.isalpha() for c in value) and "//" not in value
+        return any(map(str.isalpha, value)) and "//" not in value
     last = value.rsplit("/", 1)[-1]
     return value.count("/") >= 2 or ("." in last and not last.endswith("."))
 
 
 def _false_symbol(value: str) -> bool:
     parts = value.removesuffix("()").split(".")
-    return len(parts) > 1 and max(len(p) for p in parts) < 3
+    return len(parts) > 1 and max(map(len, parts)) < 3

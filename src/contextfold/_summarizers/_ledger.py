@@ -195,7 +195,8 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     ordered.extend(found.entries)
     by_key: dict[str, Entry] = {}
     for entry in ordered:
-        by_key[entry.key] = _closest_source(by_key.get(entry.key), entry)
+        key = entry.key
+        by_key[key] = _closest_source(by_key.get(key), entry)
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)

@@ -212,7 +212,7 @@ def bound(
     if whole is not None:
         return whole
     keys = priorities(entries)
-    order = sorted(range(len(entries)), key=lambda i: (keys[i], i))
+    order = sorted(range(len(entries)), key=keys.__getitem__)  # stable: ties by index
     ranked = [entries[i] for i in order]
     chosen, complete = _greedy(ranked, max_tokens, count, gone)
     if complete and not likely and _fits_whole(ranked, gone, _CHARS_PER_TOKEN * max_tokens):

@@ -26,6 +26,7 @@ Rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -49,10 +50,10 @@ from .._statements._facts import (
     defined_names,
     error_line,
     outside_quotes,
+    prose_facts,
     scalar_text,
     sentences,
     tagged_blocks,
-    text_facts,
 )
 from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
@@ -133,7 +134,8 @@ _SLOT: Final = 1 << 20
 
 @dataclass(slots=True)
 class Extraction:
-    """What a span yields: entries, plus events that may change older entries."""
+    """What a span yields: entries, plus events that may change older entries (kept for
+    a re-sent span: nothing of the reading's working state)."""
 
     entries: list[Entry] = field(default_factory=list)
     earlier: list[Entry] = field(default_factory=list)
@@ -144,6 +146,12 @@ class Extraction:
     """(tool name, seq) of each successful tool result."""
     first_action: tuple[str, str] | None = None
     """(action, ref) of the span's first tool call: what addressed an earlier open error."""
+
+
+@dataclass(slots=True)
+class _Reader(Extraction):
+    """An extraction being read, with the state the reading needs."""
+
     values: Pool = field(default_factory=Pool)
     calls: dict[str, str] = field(default_factory=dict)
     """Tool name by call id (the latest call wins when a provider re-uses an id)."""
@@ -169,7 +177,7 @@ def extract(
 ) -> Extraction:
     """Entries for `messages` (oldest first) as far as `limit` reads them (rule 7);
     `refs[i]` is message i's archive ref or ''."""
-    out = Extraction()
+    out = _Reader()
     seen = window(messages, limit)
     for index in seen.indexes(len(messages)):
         out.at(index)
@@ -185,10 +193,10 @@ def extract(
     note = unread_entry(seen.unread)
     if note is not None:
         out.entries.append(replace(note, seq=seen.start * _SLOT))
-    return out
+    return Extraction(out.entries, out.earlier, out.completions, out.successes, out.first_action)
 
 
-def _part(out: Extraction, message: Message, part: object, ref: str, index: int) -> None:
+def _part(out: _Reader, message: Message, part: object, ref: str, index: int) -> None:
     match part:
         case Text():
             if message.role == "user":
@@ -214,7 +222,7 @@ def _summary_body(text: str) -> str:
 
 
 def _add(
-    out: Extraction, section: Section, text: str, ref: str, *, group: str = "", status: Status = ""
+    out: _Reader, section: Section, text: str, ref: str, *, group: str = "", status: Status = ""
 ) -> None:
     refs = (ref,) if ref else ()
     out.entries.append(Entry(section, text, group=group, refs=refs, seq=out.tick(), status=status))
@@ -223,17 +231,15 @@ def _add(
 # --- user and assistant text ----------------------------------------------------------------
 
 
-def _user_text(out: Extraction, text: str, ref: str) -> None:
+def _user_text(out: _Reader, text: str, ref: str) -> None:
     own_text = outside_quotes(text)
     own = [_GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
     for goal in _goals(text, own):
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
-    for fact in text_facts(own_text):
-        out.values.note(fact, USER, out.tick(), ref)
+    out.seq = out.values.note(prose_facts(own_text), USER, out.seq, ref)
     if own_text != text:
-        for fact in text_facts(text):
-            out.values.note(fact, AGENT, out.tick(), ref)
+        out.seq = out.values.note(prose_facts(text), AGENT, out.seq, ref)
 
 
 def _goals(text: str, own: list[str]) -> list[str]:
@@ -274,7 +280,7 @@ def _asks(sentence: str) -> bool:
     )
 
 
-def _assistant_text(out: Extraction, text: str, ref: str, index: int) -> None:
+def _assistant_text(out: _Reader, text: str, ref: str, index: int) -> None:
     out.agent_texts.append((text, ref, index))
     low = text.lower()
     decided = _DECISION_LOW.search(low) is not None
@@ -288,7 +294,7 @@ def _assistant_text(out: Extraction, text: str, ref: str, index: int) -> None:
         out.completions.append(out.tick())
 
 
-def _decisions(out: Extraction, said: list[str], ref: str) -> None:
+def _decisions(out: _Reader, said: list[str], ref: str) -> None:
     found = [clip(s, _CLIP) for s in said if _DECISION.search(s) and not s.startswith("#")]
     for text in found[:_DECISIONS_PER_MESSAGE]:
         _add(out, "decisions", text, ref)
@@ -297,7 +303,7 @@ def _decisions(out: Extraction, said: list[str], ref: str) -> None:
 # --- tool calls and results -----------------------------------------------------------------
 
 
-def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
+def _tool_call(out: _Reader, call: ToolCall, ref: str) -> None:
     args = call_arguments(call)
     action = _action(call.name, args, call.arguments)
     out.calls[call.id] = call.name
@@ -309,7 +315,7 @@ def _tool_call(out: Extraction, call: ToolCall, ref: str) -> None:
     _files(out, call.name, args, ref)
 
 
-def _addressed(out: Extraction, action: str, ref: str) -> None:
+def _addressed(out: _Reader, action: str, ref: str) -> None:
     """`action` is what the span did first, and what addressed each open error."""
     if out.first_action is None:
         out.first_action = (action, ref)
@@ -339,7 +345,7 @@ def _action(name: str, args: dict[str, object], raw: str) -> str:
     return clip(f"{name}({shown or raw})", 160)
 
 
-def _files(out: Extraction, name: str, args: dict[str, object], ref: str) -> None:
+def _files(out: _Reader, name: str, args: dict[str, object], ref: str) -> None:
     """What the call did to each file it names, and the definitions it wrote there."""
     command = args.get("command")
     verb = _EDITOR_VERBS.get(command, "") if isinstance(command, str) else ""
@@ -353,7 +359,7 @@ def _files(out: Extraction, name: str, args: dict[str, object], ref: str) -> Non
                         _add(out, "files", defined, ref, group=value)
 
 
-def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str) -> None:
+def _tool_output(out: _Reader, name: str, text: str, is_error: bool, ref: str) -> None:
     problem = error_line(text)
     if is_error or problem is not None:
         shown = problem or clip(text, _CLIP)
@@ -368,7 +374,7 @@ def _tool_output(out: Extraction, name: str, text: str, is_error: bool, ref: str
 
 
 def _values(
-    out: Extraction, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int, seen: Window
+    out: _Reader, messages: tuple[Message, ...], refs: tuple[str, ...], pool: int, seen: Window
 ) -> None:
     """Values of agent text, tool calls and tool output read, newest first, while they may
     fit."""
@@ -384,26 +390,29 @@ def _values(
         ref = refs[index] if index < len(refs) else ""
         out.at(index)
         for part in message.parts:
-            for fact, origin in _part_values(message, part, agent, tool):
-                values.note(fact, origin, out.tick(), ref)
+            found = _part_values(message, part, agent, tool)
+            if found is not None:
+                out.seq = values.note(*found, out.seq, ref)
 
 
-def _part_values(message: Message, part: object, agent: bool, tool: bool) -> list[tuple[Fact, int]]:
-    """(fact, source) for the values of one part, for the sources still being read."""
+def _part_values(
+    message: Message, part: object, agent: bool, tool: bool
+) -> tuple[Sequence[Fact], int] | None:
+    """(facts, source) of one part, for the sources still being read."""
     match part:
         case Text() if message.role == "assistant" and agent:
-            return [(f, AGENT) for f in text_facts(part.text)]
+            return prose_facts(part.text), AGENT
         case Text() if message.role == "tool" and tool:
-            return [(f, TOOL) for f in tool_facts(part.text)]
+            return tool_facts(part.text), TOOL
         case ToolCall() if agent:
-            return [(f, AGENT) for f in data_facts(part)]
+            return data_facts(part), AGENT
         case ToolResult() if tool:
-            return [(f, TOOL) for f in tool_facts(part_text(part))]
+            return tool_facts(part_text(part)), TOOL
         case _:
-            return []
+            return None
 
 
-def _finish(out: Extraction, messages: tuple[Message, ...]) -> None:
+def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
         said = [s for s in sentences(outside_quotes(text)) if not is_filler(s)]

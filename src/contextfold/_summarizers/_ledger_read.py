@@ -48,9 +48,9 @@ def call_arguments(call: ToolCall) -> dict[str, object]:
     return _arguments(call.arguments)
 
 
-def data_facts(call: ToolCall) -> list[Fact]:
-    """The values in a tool call's arguments (rule 1)."""
-    return list(_DATA_FACTS(call.arguments))
+def data_facts(call: ToolCall) -> tuple[Fact, ...]:
+    """The values in a tool call's arguments (rule 1; shared, read-only)."""
+    return _DATA_FACTS(call.arguments)
 
 
 def _read_data_facts(arguments: str) -> tuple[Fact, ...]:
@@ -73,9 +73,9 @@ _DATA_FACTS: Final = ContentCache(_read_data_facts, FACTS_CACHE)
 """`data_facts` per arguments text, across calls: a re-sent history is read once."""
 
 
-def tool_facts(text: str) -> list[Fact]:
-    """The values in a tool's output (rule 2)."""
-    return list(_TOOL_FACTS(text))
+def tool_facts(text: str) -> tuple[Fact, ...]:
+    """The values in a tool's output (rule 2; shared, read-only)."""
+    return _TOOL_FACTS(text)
 
 
 def _read_tool_facts(text: str) -> tuple[Fact, ...]:
@@ -113,7 +113,7 @@ def most_telling(facts: list[Fact]) -> list[Fact]:
 def data_rank(fact: Fact) -> int:
     """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
     if _ID_KEY.search(fact.role) or (
-        any(c.isalpha() for c in fact.value) and any(c.isdigit() for c in fact.value)
+        any(map(str.isalpha, fact.value)) and any(map(str.isdigit, fact.value))
     ):
         return 0
     return 1 if not fact.value.replace(".", "").isdigit() else 2

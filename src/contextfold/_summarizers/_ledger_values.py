@@ -14,6 +14,7 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,30 +54,36 @@ class Pool:
         """True when `size` values of `source`, or four times as many mentions, were read."""
         return self._values[source] >= size or self._mentions[source] >= _MENTIONS * size
 
-    def note(self, fact: Fact, source: int, seq: int, ref: str) -> None:
-        """Record one mention of `fact` (rules 1-2)."""
-        value = fact.value
-        self._mentions[source] += 1
-        known = self._records.get(value)
-        if known is None:
-            if "\n" in value or "\r" in value or "\t" in value:
-                return
-            self._records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
-            self._values[source] += 1
-            return
-        if source < known.source or (source == known.source and seq > known.seq):
-            known.source, known.seq, known.ref = source, seq, ref
-        if fact.role != known.role and (rank := _role_rank(fact, seq)) > known.role_rank:
-            known.role, known.role_rank = fact.role, rank
+    def note(self, facts: Sequence[Fact], source: int, seq: int, ref: str) -> int:
+        """Record one mention of each of `facts` (rules 1-2), numbered `seq + 1` on; returns
+        the last number given."""
+        self._mentions[source] += len(facts)
+        records = self._records
+        for fact in facts:
+            seq += 1
+            value = fact.value
+            known = records.get(value)
+            if known is None:
+                if "\n" not in value and "\r" not in value and "\t" not in value:
+                    records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
+                    self._values[source] += 1
+                continue
+            if source < known.source or (source == known.source and seq > known.seq):
+                known.source, known.seq, known.ref = source, seq, ref
+            if fact.role != known.role and (rank := _role_rank(fact, seq)) > known.role_rank:
+                known.role, known.role_rank = fact.role, rank
+        return seq
 
     def entries(self) -> list[Entry]:
-        """One grouped entry per value."""
-        return [
-            Entry(
-                SECTIONS[r.source], value, group=r.role, refs=(r.ref,) if r.ref else (), seq=r.seq
-            )
-            for value, r in self._records.items()
-        ]
+        """One grouped entry per value (the entries of one message share their refs)."""
+        refs: dict[str, tuple[str, ...]] = {"": ()}
+        out: list[Entry] = []
+        for value, r in self._records.items():
+            cited = refs.get(r.ref)
+            if cited is None:
+                cited = refs[r.ref] = (r.ref,)
+            out.append(Entry(SECTIONS[r.source], value, group=r.role, refs=cited, seq=r.seq))
+        return out
 
 
 def _role_rank(fact: Fact, seq: int) -> tuple[int, int, int]:
