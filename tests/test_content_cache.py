@@ -76,3 +76,26 @@ def test_clear_caches_forgets_what_was_read_from_texts() -> None:
     assert remembered() > 0
     cf.clear_caches()
     assert remembered() == 0
+
+
+def test_caches_do_not_keep_a_callers_counter_alive() -> None:
+    """A counter (and its count cache) goes when the caller drops it and the result: the
+    caches that outlive a call hold no reference to it (the ledger's keys hold it weakly)."""
+    import gc
+    import weakref
+
+    import contextfold as cf
+
+    history = [{"role": "system", "content": "Be brief."}]
+    for i in range(30):
+        history += [
+            {"role": "user", "content": f"Step {i}: read the file notes_{i}.txt please."},
+            {"role": "assistant", "content": f"Done with step {i}. " + "detail " * 60},
+        ]
+    counter = cf.TiktokenCounter()
+    alive = weakref.ref(counter)
+    result = cf.compact(history, 400, counter=counter)
+    assert result.report.summarized > 0  # the ledger ran, so it cached what it wrote
+    del counter, result
+    gc.collect()
+    assert alive() is None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -76,14 +77,15 @@ class LedgerSummarizer:
         """The ledger for `request.messages`, merged with `request.previous`, within bound."""
         refs = tuple(r if _REF.fullmatch(r) else "" for r in request.refs)
         found = _SPANS.read(request.messages, refs, request.max_tokens)
-        key: tuple[object, ...] = (request.previous, request.max_tokens, self.count_text)
-        key += (request.carried, request.stale)
-        text = _WRITTEN.get(found, key) if _pure(self.count_text) else None
+        pure = _pure(self.count_text)
+        key: tuple[object, ...] = (request.previous, request.max_tokens)
+        key += (_weak(self.count_text) if pure else None, request.carried, request.stale)
+        text = _WRITTEN.get(found, key) if pure else None
         if text is None:
             old = parse(request.previous) if request.previous else []
             covered = carried_test(request.carried, request.stale)
             text = bound(merge(old, found), request.max_tokens, self.count_text, covered)
-            if _pure(self.count_text):
+            if pure:
                 _WRITTEN.put(found, key, text)
         return SummaryResult(text, summarizer=self.name)
 
@@ -165,6 +167,12 @@ def _pure(count: Callable[[str], int]) -> bool:
     """Whether `count` gives the same number for the same text whenever it is asked: the
     packaged counters do; a calibrated one learns, and a caller's own is not known to."""
     return count is estimate_tokens or isinstance(getattr(count, "__self__", None), _Accounted)
+
+
+def _weak(count: Callable[[str], int]) -> object:
+    """A pure `count` as a cache key that does not keep its counter (and the counter's
+    count cache) alive once the caller lets it go: a dead key never equals a live one."""
+    return count if count is estimate_tokens else weakref.WeakMethod(count)
 
 
 Messages = tuple[Message, ...]

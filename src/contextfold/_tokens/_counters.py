@@ -66,7 +66,7 @@ class _Accounted:
     """A counter whose counts come from its accountant: text alone, a message with its
     framing, and the request's fixed overhead."""
 
-    __slots__ = ("_acct",)
+    __slots__ = ("__weakref__", "_acct")  # weak: caches keyed by a counter must not keep it
     _acct: Accountant
 
     def count_text(self, text: str) -> int:
