@@ -262,6 +262,28 @@ def test_shapes_table(word: str) -> None:
     assert _found(_shapes._SHAPES, word) == _found(_SHAPES, word)
 
 
+def _plain_shapes(word: str) -> list[tuple[str, str]]:
+    """`_shapes.shapes` without its speed gates: the whole word against every shape, else a
+    search (`_INTERESTING` is not one: it decides what a word is, `a()` has no shape)."""
+    if _shapes._INTERESTING.search(word) is None:
+        return []
+    whole = _SHAPES.fullmatch(word.rstrip(_shapes.PUNCTUATION))
+    matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
+    found = []
+    for match in matches:
+        role = _shapes._ALIASES.get(match.lastgroup or "", match.lastgroup or "")
+        value = _shapes._clean(match.group(), role)
+        if value is not None:
+            found.append((role, value))
+    return found
+
+
+@given(words | st.from_regex(r"\d{1,5}[.,:;!?'\"*)\]}]{0,2}", fullmatch=True))
+def test_shapes_gates(word: str) -> None:
+    """Short words, unmarked words and bare digits read as the plain search reads them."""
+    assert _shapes.shapes(word) == _plain_shapes(word)
+
+
 @given(words)
 def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
     if _shapes._SHAPED.search(word) is None:

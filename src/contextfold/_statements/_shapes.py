@@ -9,7 +9,8 @@ Rules:
    dotted names with a digit or a capital (`build-F1-3F9A.internal`, `archive-R1-3F9A`, a
    UUID) are one value (`slug`), never their pieces. Values are quoted verbatim.
 3. Speed never changes what is found (as `_facts` rule 5 says): a word with no mark of
-   any shape (_SHAPED) is not searched, a word is matched whole only against the shapes
+   any shape (_SHAPED) or too short for a value is not searched, bare digits are a
+   `number` without matching, a word is matched whole only against the shapes
    that can start as it does, and ASCII text that needs none of _WORD's special cases is
    split into words in C. tests/statements/test_fast_patterns.py checks each against the
    plain form.
@@ -121,6 +122,7 @@ _CAPS_WORDS: Final = frozenset(
 """Capitalized words that are not codes."""
 PUNCTUATION: Final = ".,;:!?'\"*"
 _TRAILING: Final = PUNCTUATION + ")]}"
+_MIN_VALUE: Final = 3
 _MAX_VALUE: Final = 160
 
 
@@ -134,9 +136,14 @@ def words(text: str) -> list[str]:
 
 def shapes(word: str) -> list[tuple[str, str]]:
     """(role, value) for the shapes in one word (rule 2)."""
-    if _INTERESTING.search(word) is None or _SHAPED.search(word) is None:
+    if len(word) < _MIN_VALUE or _INTERESTING.search(word) is None:
+        return []  # a value is part of the word, and `_clean` drops the short ones
+    if _SHAPED.search(word) is None:
         return []
-    whole = _whole_shape(word.rstrip(PUNCTUATION))
+    stripped = word.rstrip(PUNCTUATION)
+    if stripped.isdigit() and stripped.isascii() and _MIN_VALUE <= len(stripped) <= _MAX_VALUE:
+        return [("number", stripped)]  # no shape before `number` matches bare digits whole
+    whole = _whole_shape(stripped)
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
     out: list[tuple[str, str]] = []
     for match in matches:
@@ -149,7 +156,7 @@ def shapes(word: str) -> list[tuple[str, str]]:
 
 def _clean(raw: str, role: str) -> str | None:
     value = raw.rstrip(_TRAILING if role in {"url", "path", "time"} else PUNCTUATION).strip()
-    if len(value) < 3 or len(value) > _MAX_VALUE:
+    if len(value) < _MIN_VALUE or len(value) > _MAX_VALUE:
         return None
     if role == "code" and value in _CAPS_WORDS:
         return None
