@@ -11,7 +11,8 @@ Rules:
    other ranks order values by shape (identifiers, dates and times, amounts and words,
    bare numbers); then newest first, but the user's first values oldest first.
 3. Selection is greedy on upper-bound costs and stops early once the room left cannot
-   hold another line, so a pool of thousands of entries costs little. A value already
+   hold another line, so a pool of thousands of entries costs little; an entry whose new
+   title or label alone does not fit is passed over without measuring its text. A value already
    quoted in a chosen line (a goal, an error) is not listed again. The whole pool is
    rendered and measured only when it may fit (`_LIKELY_CHARS_PER_TOKEN`, or every entry
    fitted the selection).
@@ -303,12 +304,14 @@ class _Fill:
         """Add `entry` if its cost fits; True when it was added."""
         grouped = entry.section in GROUPED
         label = (entry.section, entry.group)
-        extra = (
-            self.count(f", {quote(entry.text)}") if grouped else self.count(text_line(entry) + "\n")
-        )
-        extra += 0 if entry.section in self.titles else self.count(f"## {TITLES[entry.section]}\n")
+        extra = 0 if entry.section in self.titles else self.count(f"## {TITLES[entry.section]}\n")
         if grouped and label not in self.labels:
             extra += self._label_cost(entry)
+        if self.used + extra > self.budget:
+            return False  # its own text costs more on top: not measured (counts are >= 0)
+        extra += (
+            self.count(f", {quote(entry.text)}") if grouped else self.count(text_line(entry) + "\n")
+        )
         if self.used + extra > self.budget:
             return False
         self.used += extra
