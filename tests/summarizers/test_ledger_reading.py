@@ -146,3 +146,28 @@ def test_a_result_whose_call_was_not_read_still_names_its_tool() -> None:
     found = extract(messages, tuple(ref(i) for i in range(3)), 128, limit)
     errors = [e.text for e in found.entries if e.section == "errors"]
     assert errors == ["fetch_order: Error: order service unavailable"]
+
+
+_LEAF_KEYS = st.sampled_from(["id", "user_id", "flights", "date", "X1", "price", "codes", "a"])
+_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text("ab1.\n -", max_size=6)
+)
+_DATA = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(_LEAF_KEYS, inner, max_size=6),
+    max_leaves=400,
+)
+
+
+@settings(max_examples=300)
+@given(_DATA)
+def test_ranked_leaves_are_the_sorted_leaves(data: object) -> None:
+    """A JSON output's facts are its leaves sorted by `data_rank`, cut at `_PER_DATA`."""
+    from contextfold._summarizers import _ledger_read as read
+
+    expected = sorted(read._leaf_facts(data), key=read.data_rank)[: read._PER_DATA]
+    assert read._ranked_leaves(data) == tuple(expected)

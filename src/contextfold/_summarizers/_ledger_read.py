@@ -81,12 +81,29 @@ def tool_facts(text: str) -> tuple[Fact, ...]:
 def _read_tool_facts(text: str) -> tuple[Fact, ...]:
     data = load_json(text)
     if data is not None:
-        return tuple(sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA])
+        return _ranked_leaves(data)
     return tuple(most_telling(text_facts(text, prose=False))[:_PER_RESULT])
 
 
 _TOOL_FACTS: Final = ContentCache(_read_tool_facts, FACTS_CACHE)
 """`tool_facts` per output text, across calls: a re-sent history is read once."""
+
+
+def _ranked_leaves(data: object) -> tuple[Fact, ...]:
+    """`sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]`, bucketed by rank (the sort is
+    stable) with each role's key tested once, and Facts made for the kept leaves only."""
+    buckets: tuple[list[tuple[str, str]], ...] = ([], [], [])
+    id_keys: dict[str, bool] = {}
+    for role, value in json_leaves(data):
+        text = scalar_text(value)
+        if not text.strip() or len(text) > _MAX_VALUE or "\n" in text:
+            continue
+        id_key = id_keys.get(role)
+        if id_key is None:
+            id_key = id_keys[role] = _ID_KEY.search(role) is not None
+        buckets[0 if id_key else _value_rank(text)].append((role, text))
+    kept = [*buckets[0], *buckets[1], *buckets[2]][:_PER_DATA]
+    return tuple([Fact(role, text, True) for role, text in kept])
 
 
 def _leaf_facts(data: object) -> list[Fact]:
@@ -112,11 +129,15 @@ def most_telling(facts: list[Fact]) -> list[Fact]:
 
 def data_rank(fact: Fact) -> int:
     """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
-    if _ID_KEY.search(fact.role) or (
-        any(map(str.isalpha, fact.value)) and any(map(str.isdigit, fact.value))
-    ):
+    return 0 if _ID_KEY.search(fact.role) else _value_rank(fact.value)
+
+
+def _value_rank(value: str) -> int:
+    """`data_rank` of a leaf whose key is not an id's: letters and digits, other words, bare
+    numbers."""
+    if any(map(str.isalpha, value)) and any(map(str.isdigit, value)):
         return 0
-    return 1 if not fact.value.replace(".", "").isdigit() else 2
+    return 1 if not value.replace(".", "").isdigit() else 2
 
 
 for _cached in (_arguments,):
