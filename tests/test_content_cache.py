@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from contextfold._content_cache import SHORT, ContentCache, clear_caches, content_key
 
 
@@ -99,3 +101,31 @@ def test_caches_do_not_keep_a_callers_counter_alive() -> None:
     del counter, result
     gc.collect()
     assert alive() is None
+
+
+def test_a_full_cache_keeps_the_most_recently_used() -> None:
+    """Forgetting an eighth at once keeps the bound and the newest values (rule 2)."""
+    for size in (8, 100):
+        calls: list[str] = []
+        cache = ContentCache(_recorder(calls), size)
+        used: list[str] = []
+        for i in range(1_000):
+            used.append(f"t{i}")
+            cache(used[-1])
+            if i % 3 == 2:  # a hit on an older text moves it to the newest end
+                used.append(used[-2])
+                cache(used[-1])
+            assert len(cache) <= size
+        newest = list(dict.fromkeys(reversed(used)))[: size - size // 8]
+        before = len(calls)
+        for text in newest:
+            cache(text)
+        assert len(calls) == before  # every one of them was still there
+
+
+def _recorder(calls: list[str]) -> Callable[[str], int]:
+    def make(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    return make
