@@ -421,8 +421,10 @@ def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
 def _cannot_return(work: _Work, i: int) -> bool:
     """Whether removed unit `i` fits under no action at all: even its floor, with the
     preamble and runs its return would leave, is over the goal. Only a quick way to the
-    answer `_relax_one` would reach by trying each action, without measuring the unit."""
-    return work.body + work.costs.floor(i) + work.overhead_if_kept(i) > work.goal
+    answer `_relax_one` would reach by trying each action, without measuring the unit; the
+    floor (a token count, never negative) is asked for only when the room left decides."""
+    room = work.goal - work.body - work.overhead_if_kept(i)
+    return room < 0 or work.costs.floor(i) > room
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
