@@ -48,6 +48,7 @@ from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
+    RANKS,
     UPDATE_LEAD,
     StatementKind,
     is_update,
@@ -65,6 +66,7 @@ __all__ = [
     "extract_statements",
     "parse_card",
     "render_card",
+    "text_states_anything",
 ]
 
 CARD_INTRO: Final = "What the user said that still holds (newest wins):"
@@ -185,8 +187,20 @@ def extract_statements(
     message: Message, source: str = "", *, pinned: bool = False
 ) -> list[Statement]:
     """The statements `message` makes on its own (a permission needs something to relax)."""
-    found = [Statement(text, source) for text in _candidates(message, pinned=pinned)]
-    return [s for s in found if s.kind != "permission" and _stands(s)]
+    return [
+        Statement(text, source) for text in _candidates(message, pinned=pinned) if _counts(text)
+    ]
+
+
+def text_states_anything(text: str) -> bool:
+    """Whether a user message with this text states anything (`extract_statements` of it
+    is not empty), read without making the message or its statements."""
+    return any(map(_counts, _said(text)))
+
+
+def _counts(text: str) -> bool:
+    """Whether a statement counts with nothing to replace (a permission does not)."""
+    return _kind_of(text) != "permission" and _stands(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +286,7 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
         old = current[index]
         current[index] = new
         return old
-    if new.kind == "permission" or not _stands(new):
+    if not _counts(new.text):
         return None
     current.append(new)
     return None
@@ -285,13 +299,13 @@ _CORRECTION_LEAD: Final = re.compile(
 )
 
 
-def _stands(statement: Statement) -> bool:
+def _stands(text: str) -> bool:
     """Whether a statement counts with nothing to replace: a correction only when, past its
     lead-in, it states something ("Actually, use Python 3.13 for new scripts") rather than
     chat ("Actually, I have another question")."""
-    if statement.kind != "correction":
+    if _kind_of(text) != "correction":
         return True
-    rest = _CORRECTION_LEAD.sub("", statement.text, count=1)
+    rest = _CORRECTION_LEAD.sub("", text, count=1)
     return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
 
 
@@ -389,7 +403,8 @@ _HEAD: Final = re.compile(rf"\({_BLOCK}(?P<ref>{REF_PATTERN})\)")
 
 def ordered(statements: tuple[Statement, ...]) -> list[Statement]:
     """The card's order: by rank (rules first), then in the order they were made."""
-    return sorted(statements, key=lambda s: s.rank)
+    ranks = list(map(RANKS.__getitem__, map(_kind_of, map(_TEXT, statements))))
+    return [statements[i] for i in sorted(range(len(statements)), key=ranks.__getitem__)]
 
 
 def render_card(

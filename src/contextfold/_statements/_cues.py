@@ -271,9 +271,11 @@ def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
     by_word = _by_word()
-    found = {i for word in words_of(folded) if word in by_word for i in by_word[word]}
+    needed = _NEEDED.intersection(words_of(folded))
+    if not needed:
+        return []
     table = compiled()
-    return [table[i] for i in sorted(found)]
+    return [table[i] for i in sorted(set().union(*map(by_word.__getitem__, needed)))]
 
 
 @lru_cache(maxsize=64)
@@ -291,6 +293,10 @@ _LETTERS: Final = re.compile(r"[a-z]+")
 def compiled() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     """CUES compiled (on first use: importing stays cheap)."""
     return tuple((kind, re.compile(pattern)) for kind, _, pattern in CUES)
+
+
+_NEEDED: Final = frozenset().union(*(needs for _, needs, _ in CUES))
+"""Every word some cue needs (rule 4)."""
 
 
 @cache
