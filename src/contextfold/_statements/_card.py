@@ -94,10 +94,14 @@ class Statement:
     @property
     def subject(self) -> str:
         """Supersession key of a rule (see `_cues`); '' for goals, facts and decisions."""
-        return "" if self.kind in _NOT_RULES else _rule_subject(self.text)
+        return _subject(self.text)
 
 
 _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
+
+
+def _read_subject(text: str) -> str:
+    return "" if _kind_of(text) in _NOT_RULES else _rule_subject(text)
 
 
 def _read_kind_of(text: str) -> StatementKind:
@@ -163,7 +167,7 @@ def _text_statements(text: str) -> tuple[str, ...]:
     lead = ""
     for i, sentence in enumerate(said):
         kind = statement_kind(sentence)
-        joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
+        joins = i > 0 and (kept_previous or values(said[i - 1])) and _refers_back(sentence)
         if joins and (kind is not None or kept_previous):
             if kept_previous:
                 out[-1] = f"{out[-1]} {sentence}"
@@ -220,8 +224,9 @@ class CardState:
         """The state after `message`, and the statements it superseded (oldest first)."""
         current = list(self.statements)
         superseded: list[Statement] = []
+        source = _clean_source(source)
         for text in _candidates(message, pinned=pinned):
-            old = _apply(current, Statement(text, _clean_source(source)))
+            old = _apply(current, Statement(text, source))
             if old is not None and _among(self.statements, old):
                 superseded.append(old)
         if current == list(self.statements):
@@ -311,17 +316,18 @@ def _stands(text: str) -> bool:
 
 def _target(current: list[Statement], new: Statement) -> int | None:
     """The index of the statement `new` supersedes, if any (rule 3)."""
-    subject = new.subject
+    subject = _subject(new.text)  # new.subject, new.kind: without the properties' calls
     if subject:
         for index, old in enumerate(current):
-            if old.subject == subject and not _other_things(old, new):
+            if _subject(old.text) == subject and not _other_things(old, new):
                 return index
-    if new.kind == "permission":
+    kind = _kind_of(new.text)
+    if kind == "permission":
         return None  # a permission relaxes only the rule with its subject key
-    if is_update(new.text) or new.kind in OVERRIDE_ONLY:
+    if is_update(new.text) or kind in OVERRIDE_ONLY:
         return _best_match(current, new)
-    if new.kind in ("fact", "goal", "decision"):
-        return _same_subject(current, new)
+    if kind in _NOT_RULES:
+        return _same_subject(current, new, kind)
     return None
 
 
@@ -376,10 +382,7 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
     return None if best is None else best[1]
 
 
-def _same_subject(current: list[Statement], new: Statement) -> int | None:
-    kind = new.kind
-    if kind not in ("fact", "goal", "decision"):
-        return None
+def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:
     words = frozenset(_words(new.text))
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
@@ -496,6 +499,7 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
 _kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
 _split: Final = Memo(_read_split, 1 << 15).__getitem__
 _rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
+_subject: Final = Memo(_read_subject, 1 << 15).__getitem__
 _words: Final = Memo(_read_words, 1 << 15).__getitem__
 hint: Final = Memo(_read_hint, 1 << 15).__getitem__
 dense_text: Final = Memo(_read_dense_text, 1 << 15).__getitem__

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from itertools import chain
+from operator import attrgetter
 from typing import Final, Literal
 
 from .._content_cache import Memo
@@ -258,10 +259,14 @@ def _read_values(text: str) -> frozenset[str]:
 
 def _marked_values(text: str) -> frozenset[str]:
     """`_read_values` without its gate."""
-    found = {f.value for f in prose_facts(text)}
-    found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
-    found |= {m.group() for m in _NAME.finditer(text)}
-    return frozenset(v for v in found if v)
+    found = set(map(_VALUE, prose_facts(text)))
+    found.update([number.rstrip(".,") for number in _NUMBER.findall(text)])
+    found.update(_NAME.findall(text))
+    found.discard("")
+    return frozenset(found)
+
+
+_VALUE: Final = attrgetter("value")
 
 
 def _read_subject_words(text: str) -> tuple[str, ...]:
@@ -277,6 +282,12 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
 
 def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
+    if word.isalpha():  # most tokens: one piece, no digit, no apostrophe
+        lowered = word.lower()
+        if lowered in FILLER or lowered in _UPDATE_WORDS:
+            return ()
+        stem = _stem(lowered)
+        return (stem,) if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS else ()
     if _has_digit(word):
         return ()
     lowered = word.lower()
