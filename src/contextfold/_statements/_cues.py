@@ -31,7 +31,7 @@ import re
 from functools import cache, lru_cache
 from typing import Final, Literal
 
-from .._content_cache import on_clear
+from .._content_cache import Memo, on_clear
 from ._facts import normalize, word_set
 
 Kind = Literal[
@@ -267,15 +267,20 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
     return None
 
 
-def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
+def candidates(folded: str) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    by_word = _by_word()
-    needed = _NEEDED.intersection(words_of(folded))
-    if not needed:
-        return []
-    table = compiled()
-    return [table[i] for i in sorted(set().union(*map(by_word.__getitem__, needed)))]
+    return _cues_needing[_NEEDED.intersection(words_of(folded))]
+
+
+def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    """The cues, in CUES order, that need one of the words `needed` (cached: sentences
+    share a few combinations of them)."""
+    by_word, table = _by_word(), compiled()
+    return tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+
+
+_cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
 
 
 @lru_cache(maxsize=64)
