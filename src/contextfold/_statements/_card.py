@@ -175,11 +175,11 @@ def _text_statements(text: str) -> tuple[str, ...]:
                 out.append(f"{said[i - 1]} {sentence}")
             kept_previous = True
         elif kind is not None:
-            out.append(f"{lead} {sentence}" if lead else sentence)
+            out.append(f"{lead} {sentence}" if lead and _lead_only(lead) else sentence)
             kept_previous = True
         else:
             kept_previous = False
-        lead = sentence if kind is None and not joins and _lead_only(sentence) else ""
+        lead = sentence if kind is None and not joins else ""  # a lead-in only if _lead_only
     return tuple(out)
 
 
