@@ -21,6 +21,7 @@ from contextfold._statements._card import (
     ordered,
     parse_card,
     render_card,
+    text_states_anything,
 )
 from contextfold._statements._cues import classify, subject_of
 from contextfold._statements._facts import sentences
@@ -285,6 +286,11 @@ def test_tool_results_never_touch_the_card(
                 mixed, gone = mixed.update(message, ref(100 + j))
                 assert gone == []
     assert mixed == plain
+
+
+@given(user_texts.map(" ".join) | user_texts.map("\n".join) | st.sampled_from(INJECTED))
+def test_states_anything_reads_the_text_as_extraction_does(text: str) -> None:
+    assert text_states_anything(text) == bool(extract_statements(user(text)))
 
 
 @given(user_texts)

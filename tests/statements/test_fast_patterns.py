@@ -163,6 +163,33 @@ def test_numbers_and_names(text: str) -> None:
     assert _kinds._TOKEN.findall(text) == _TOKEN.findall(text)
 
 
+_MARKED = (
+    "ValueError",
+    "Error",
+    "Warning",
+    "a_b",
+    "f()",
+    "x@y.com",
+    "~/p",
+    "a::b",
+    "README.md",
+    "New York",
+    "iPhone",
+    "ABC12",
+    "v1.2.3",
+    "3-4",
+    "\u00a3",
+    "\u20ac5",
+    "I",
+    "I'd",
+)
+
+
+@given(texts | st.lists(st.sampled_from(_MARKED + _PIECES) | st.text(max_size=3)).map(" ".join))
+def test_values_gate_never_skips_a_value(text: str) -> None:
+    assert _kinds._read_values(text) == _kinds._marked_values(text)
+
+
 _REPLACED = st.lists(
     st.sampled_from(
         (

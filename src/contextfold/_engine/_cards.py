@@ -40,10 +40,10 @@ from .._statements._card import (
     CardState,
     Statement,
     dense_text,
-    extract_statements,
     ordered,
     parse_card,
     render_card,
+    text_states_anything,
 )
 from .._statements._kinds import RULE_RANK
 from .._tokens._protocol import TokenCounter
@@ -298,7 +298,7 @@ def _user_text(message: Message) -> str:
 
 def _read_states_anything(text: str) -> bool:
     """Whether user text states anything."""
-    return bool(text) and bool(extract_statements(Message("user", (Text(text),))))
+    return bool(text) and text_states_anything(text)
 
 
 _states_anything: Final = Memo(_read_states_anything, 65_536).__getitem__

@@ -48,6 +48,7 @@ from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
+    RANKS,
     UPDATE_LEAD,
     StatementKind,
     is_update,
@@ -65,6 +66,7 @@ __all__ = [
     "extract_statements",
     "parse_card",
     "render_card",
+    "text_states_anything",
 ]
 
 CARD_INTRO: Final = "What the user said that still holds (newest wins):"
@@ -92,10 +94,14 @@ class Statement:
     @property
     def subject(self) -> str:
         """Supersession key of a rule (see `_cues`); '' for goals, facts and decisions."""
-        return "" if self.kind in _NOT_RULES else _rule_subject(self.text)
+        return _subject(self.text)
 
 
 _NOT_RULES: Final = frozenset({"goal", "fact", "decision"})
+
+
+def _read_subject(text: str) -> str:
+    return "" if _kind_of(text) in _NOT_RULES else _rule_subject(text)
 
 
 def _read_kind_of(text: str) -> StatementKind:
@@ -161,7 +167,7 @@ def _text_statements(text: str) -> tuple[str, ...]:
     lead = ""
     for i, sentence in enumerate(said):
         kind = statement_kind(sentence)
-        joins = i > 0 and _refers_back(sentence) and (kept_previous or values(said[i - 1]))
+        joins = i > 0 and (kept_previous or values(said[i - 1])) and _refers_back(sentence)
         if joins and (kind is not None or kept_previous):
             if kept_previous:
                 out[-1] = f"{out[-1]} {sentence}"
@@ -169,11 +175,11 @@ def _text_statements(text: str) -> tuple[str, ...]:
                 out.append(f"{said[i - 1]} {sentence}")
             kept_previous = True
         elif kind is not None:
-            out.append(f"{lead} {sentence}" if lead else sentence)
+            out.append(f"{lead} {sentence}" if lead and _lead_only(lead) else sentence)
             kept_previous = True
         else:
             kept_previous = False
-        lead = sentence if kind is None and not joins and _lead_only(sentence) else ""
+        lead = sentence if kind is None and not joins else ""  # a lead-in only if _lead_only
     return tuple(out)
 
 
@@ -185,8 +191,20 @@ def extract_statements(
     message: Message, source: str = "", *, pinned: bool = False
 ) -> list[Statement]:
     """The statements `message` makes on its own (a permission needs something to relax)."""
-    found = [Statement(text, source) for text in _candidates(message, pinned=pinned)]
-    return [s for s in found if s.kind != "permission" and _stands(s)]
+    return [
+        Statement(text, source) for text in _candidates(message, pinned=pinned) if _counts(text)
+    ]
+
+
+def text_states_anything(text: str) -> bool:
+    """Whether a user message with this text states anything (`extract_statements` of it
+    is not empty), read without making the message or its statements."""
+    return any(map(_counts, _said(text)))
+
+
+def _counts(text: str) -> bool:
+    """Whether a statement counts with nothing to replace (a permission does not)."""
+    return _kind_of(text) != "permission" and _stands(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +224,9 @@ class CardState:
         """The state after `message`, and the statements it superseded (oldest first)."""
         current = list(self.statements)
         superseded: list[Statement] = []
+        source = _clean_source(source)
         for text in _candidates(message, pinned=pinned):
-            old = _apply(current, Statement(text, _clean_source(source)))
+            old = _apply(current, Statement(text, source))
             if old is not None and _among(self.statements, old):
                 superseded.append(old)
         if current == list(self.statements):
@@ -272,7 +291,7 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
         old = current[index]
         current[index] = new
         return old
-    if new.kind == "permission" or not _stands(new):
+    if not _counts(new.text):
         return None
     current.append(new)
     return None
@@ -285,29 +304,30 @@ _CORRECTION_LEAD: Final = re.compile(
 )
 
 
-def _stands(statement: Statement) -> bool:
+def _stands(text: str) -> bool:
     """Whether a statement counts with nothing to replace: a correction only when, past its
     lead-in, it states something ("Actually, use Python 3.13 for new scripts") rather than
     chat ("Actually, I have another question")."""
-    if statement.kind != "correction":
+    if _kind_of(text) != "correction":
         return True
-    rest = _CORRECTION_LEAD.sub("", statement.text, count=1)
+    rest = _CORRECTION_LEAD.sub("", text, count=1)
     return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
 
 
 def _target(current: list[Statement], new: Statement) -> int | None:
     """The index of the statement `new` supersedes, if any (rule 3)."""
-    subject = new.subject
+    subject = _subject(new.text)  # new.subject, new.kind: without the properties' calls
     if subject:
         for index, old in enumerate(current):
-            if old.subject == subject and not _other_things(old, new):
+            if _subject(old.text) == subject and not _other_things(old, new):
                 return index
-    if new.kind == "permission":
+    kind = _kind_of(new.text)
+    if kind == "permission":
         return None  # a permission relaxes only the rule with its subject key
-    if is_update(new.text) or new.kind in OVERRIDE_ONLY:
+    if is_update(new.text) or kind in OVERRIDE_ONLY:
         return _best_match(current, new)
-    if new.kind in ("fact", "goal", "decision"):
-        return _same_subject(current, new)
+    if kind in _NOT_RULES:
+        return _same_subject(current, new, kind)
     return None
 
 
@@ -362,10 +382,7 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
     return None if best is None else best[1]
 
 
-def _same_subject(current: list[Statement], new: Statement) -> int | None:
-    kind = new.kind
-    if kind not in ("fact", "goal", "decision"):
-        return None
+def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:
     words = frozenset(_words(new.text))
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
@@ -389,7 +406,8 @@ _HEAD: Final = re.compile(rf"\({_BLOCK}(?P<ref>{REF_PATTERN})\)")
 
 def ordered(statements: tuple[Statement, ...]) -> list[Statement]:
     """The card's order: by rank (rules first), then in the order they were made."""
-    return sorted(statements, key=lambda s: s.rank)
+    ranks = list(map(RANKS.__getitem__, map(_kind_of, map(_TEXT, statements))))
+    return [statements[i] for i in sorted(range(len(statements)), key=ranks.__getitem__)]
 
 
 def render_card(
@@ -481,6 +499,7 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
 _kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
 _split: Final = Memo(_read_split, 1 << 15).__getitem__
 _rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
+_subject: Final = Memo(_read_subject, 1 << 15).__getitem__
 _words: Final = Memo(_read_words, 1 << 15).__getitem__
 hint: Final = Memo(_read_hint, 1 << 15).__getitem__
 dense_text: Final = Memo(_read_dense_text, 1 << 15).__getitem__

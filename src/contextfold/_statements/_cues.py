@@ -31,7 +31,7 @@ import re
 from functools import cache, lru_cache
 from typing import Final, Literal
 
-from .._content_cache import on_clear
+from .._content_cache import Memo, on_clear
 from ._facts import normalize, word_set
 
 Kind = Literal[
@@ -267,13 +267,20 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
     return None
 
 
-def candidates(folded: str) -> list[tuple[Kind, re.Pattern[str]]]:
+def candidates(folded: str) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    by_word = _by_word()
-    found = {i for word in words_of(folded) if word in by_word for i in by_word[word]}
-    table = compiled()
-    return [table[i] for i in sorted(found)]
+    return _cues_needing[_NEEDED.intersection(words_of(folded))]
+
+
+def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    """The cues, in CUES order, that need one of the words `needed` (cached: sentences
+    share a few combinations of them)."""
+    by_word, table = _by_word(), compiled()
+    return tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+
+
+_cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
 
 
 @lru_cache(maxsize=64)
@@ -291,6 +298,10 @@ _LETTERS: Final = re.compile(r"[a-z]+")
 def compiled() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     """CUES compiled (on first use: importing stays cheap)."""
     return tuple((kind, re.compile(pattern)) for kind, _, pattern in CUES)
+
+
+_NEEDED: Final = frozenset().union(*(needs for _, needs, _ in CUES))
+"""Every word some cue needs (rule 4)."""
 
 
 @cache

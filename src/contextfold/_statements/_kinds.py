@@ -18,7 +18,8 @@ Rules:
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
-   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
+   holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), values
+   are read only from a text with a mark some value needs (_VALUE_MARK), and
    patterns that would start with a check match their first character first (as `_facts`
    rule 5 says).
 All functions are pure and cached by sentence.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import re
 from itertools import chain
+from operator import attrgetter
 from typing import Final, Literal
 
 from .._content_cache import Memo
@@ -171,6 +173,15 @@ _NAME: Final = re.compile(
 )
 """A capitalized name or an acronym after a lowercase word or a comma (rule 5: from its
 first letter)."""
+_VALUE_MARK: Final = re.compile(
+    r"[\d$€£@/_(:.A-Z-](?:(?<=[\d$€£@/_(])|(?<=:):|(?<=[\w-]\.)[A-Za-z_]|(?<=[A-Za-z\d]-)[A-Za-z\d]"
+    r"|(?<=[a-z\d][A-Z])|(?<=[A-Z])(?:[A-Z\d]|(?<=[a-z,;:] [A-Z])[A-Za-z]|rror|xception|arning))"
+)
+"""What a text with any value has (rule 5): a digit, a currency sign, `@`, `/`, `_`, `(`,
+`::`, a dotted or hyphenated name, a capital after a letter or digit, two capitals, a
+name after a lowercase word (`_NAME`), or an error name: every `_NUMBER`, `_NAME` and
+`prose_facts` value needs one (`_shapes._SHAPED`, `_facts._SPACED`, `_facts._NAMED_IN_TEXT`)."""
+_NO_VALUES: Final[frozenset[str]] = frozenset()
 _UPDATE_WORDS: Final = word_set(
     """
     actually correction update changed change changes switch switched switching moved move
@@ -232,7 +243,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
         found = "obligation"
     elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
         found = None if not named and _GO_AHEAD.issuperset(subject_words(text)) else "goal"
-    elif any(need in folded for need in DECISION_NEEDS) and _DECISION.search(folded):
+    elif any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
         found = "decision"
     elif named and not _REQUEST.match(folded):
         found = "fact"
@@ -241,10 +252,21 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
 
 def _read_values(text: str) -> frozenset[str]:
     """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
-    found = {f.value for f in prose_facts(text)}
-    found |= {m.group().rstrip(".,") for m in _NUMBER.finditer(text)}
-    found |= {m.group() for m in _NAME.finditer(text)}
-    return frozenset(v for v in found if v)
+    if _VALUE_MARK.search(text) is None:
+        return _NO_VALUES  # rule 5: most sentences hold no mark of any value
+    return _marked_values(text)
+
+
+def _marked_values(text: str) -> frozenset[str]:
+    """`_read_values` without its gate."""
+    found = set(map(_VALUE, prose_facts(text)))
+    found.update([number.rstrip(".,") for number in _NUMBER.findall(text)])
+    found.update(_NAME.findall(text))
+    found.discard("")
+    return frozenset(found)
+
+
+_VALUE: Final = attrgetter("value")
 
 
 def _read_subject_words(text: str) -> tuple[str, ...]:
@@ -260,6 +282,12 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
 
 def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
+    if word.isalpha():  # most tokens: one piece, no digit, no apostrophe
+        lowered = word.lower()
+        if lowered in FILLER or lowered in _UPDATE_WORDS:
+            return ()
+        stem = _stem(lowered)
+        return (stem,) if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS else ()
     if _has_digit(word):
         return ()
     lowered = word.lower()
