@@ -134,3 +134,35 @@ def test_seen_counts_second_sightings() -> None:
     for n in range(8):
         seen.again(str(n))
     assert not seen.again(Text("a"))  # forgotten when full
+
+
+def _records(result: object) -> dict[str, str | None]:
+    archive = result.archive  # type: ignore[attr-defined]
+    return {ref: archive.store.get(ref) for ref in archive.refs()}
+
+
+def test_compact_warm_equals_compact_cold_even_when_the_caller_mutates() -> None:
+    import contextfold as cf
+
+    def history() -> list[dict[str, object]]:
+        out: list[dict[str, object]] = [{"role": "system", "content": "be brief"}]
+        for n in range(30):
+            call = {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            out += [
+                {"role": "user", "content": f"question {n} " + "words " * 40},
+                {"role": "assistant", "content": None, "tool_calls": [call], "meta": [n]},
+                {"role": "tool", "tool_call_id": f"c{n}", "content": "result " * 200},
+            ]
+        return out
+
+    wire = history()
+    for _ in range(3):  # seen, keyed, hit
+        cf.compact(wire, 2_000, model="gpt-4o")
+    wire[2]["meta"].append("changed")  # type: ignore[attr-defined]
+    wire[3]["content"] = "other " * 200
+    warm = cf.compact(wire, 2_000, model="gpt-4o")
+    cf.clear_caches()
+    cold = cf.compact(wire, 2_000, model="gpt-4o")
+    assert warm.payload == cold.payload
+    assert _records(warm) == _records(cold)
+    assert warm.report.to_dict() == cold.report.to_dict()
