@@ -90,13 +90,18 @@ def key_of(item: object) -> Hashable | None:
 
 def _message(message: Message) -> tuple[object, ...]:
     """`_model(message, 0)`, shaped the same, without its generic steps."""
-    role, name, extras = message.role, message.name, message.extras
-    if type(role) is not str or (name is not None and type(name) is not str):
+    role, parts, name, extras = message.role, message.parts, message.name, message.extras
+    if type(role) is not str or type(parts) is not tuple:
         return _model(message, 0)
-    parts = (_ARRAY, *[_model(part, 1) for part in message.parts])
-    if type(message.parts) is not tuple:
-        raise _NoKey
-    return (Message, role, parts, name, extras if type(extras) in _FLAT else _value(extras, 1))
+    if name is not None and type(name) is not str:
+        return _model(message, 0)
+    return (
+        Message,
+        role,
+        (_ARRAY, *[_model(part, 1) for part in parts]),
+        name,
+        extras if type(extras) in _FLAT else _value(extras, 1),
+    )
 
 
 def _model(obj: object, depth: int) -> tuple[object, ...]:
