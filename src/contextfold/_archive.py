@@ -243,7 +243,7 @@ class _Known(NamedTuple):
 
 
 _KNOWN: Final[KeyedCache[_Known]] = KeyedCache(KNOWN_SIZE)
-_SEEN: Final = Seen(4 * KNOWN_SIZE)
+_SEEN: Final = Seen(2 * KNOWN_SIZE)
 
 
 def _known(item: Archivable) -> _Known | None:
