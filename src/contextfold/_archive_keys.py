@@ -15,9 +15,9 @@ Rules:
 5. `KeyedCache` holds values by key, bounded and emptied by `clear_caches`, thread-safe as
    `ContentCache` is: values are immutable, a race only computes one twice.
 6. A key costs about half what it saves, so the archive makes one only for what it met
-   before: `Seen` keeps a cheap fingerprint (`glance`) of every item it is shown, and an
-   item is looked up by key from its second sighting on (a first compaction pays next to
-   nothing; a re-sent history hits from its third call).
+   before: `Seen` marks a cheap fingerprint (`glance`) of every item it is shown in a
+   fixed bitmap, and an item is looked up by key from its second sighting on (a first
+   compaction pays next to nothing; a re-sent history hits from its third call).
 """
 
 from __future__ import annotations
