@@ -234,7 +234,7 @@ class Seen:
 
     def clear(self) -> None:
         """Forget every glance."""
-        self._bits[:] = bytes(len(self._bits))
+        self._bits = bytearray(_BITS >> 3)  # a fresh zeroed block: faster than zeroing
         self._count = 0
 
 
