@@ -26,7 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from ._adapters import Format, item_count, parse, render, validate
+from ._adapters import Format, item_count, parse_plain, render, validate_plain
+from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._counting import (
     counter_name,
@@ -44,6 +45,7 @@ from ._policy import Policy
 from ._report import Report
 from ._summarizers._protocol import Summarizer
 from ._tokens._protocol import TokenCounter
+from ._validation import Problem
 
 P = TypeVar("P")
 
@@ -70,6 +72,8 @@ class CompactResult(Generic[P]):
 @dataclass(frozen=True, slots=True)
 class _Job:
     fmt: Format
+    plain: object
+    """The payload as plain JSON (`to_plain`): what its checks read."""
     conversation: Conversation
     settings: Settings
     marks: Marks
@@ -95,7 +99,8 @@ def _job(
 ) -> _Job:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
-    fmt, conversation = parse(payload, format)
+    plain = to_plain(payload)
+    fmt, conversation = parse_plain(plain, format)
     resolved = (policy or Policy()).replace(**options) if options else (policy or Policy())
     tokens = resolve_counter(model, fmt, counter)
     overhead = fixed_overhead(conversation, tokens)
@@ -121,6 +126,7 @@ def _job(
     store = Archive() if archive is None else archive
     return _Job(
         fmt,
+        plain,
         conversation,
         settings,
         marks,
@@ -150,7 +156,7 @@ def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozen
 
 def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     if not outcome.report.compacted:
-        _check_valid(job, payload, outcome, payload)
+        _check_valid(job, payload, outcome, payload, validate_plain(job.plain, job.fmt))
         return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)
     conversation = Conversation(
         outcome.messages,
@@ -159,8 +165,9 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
         extras=job.conversation.extras,
     )
     rendered = render(conversation, job.fmt)
-    _check_valid(job, payload, outcome, rendered)
-    _, reparsed = parse(rendered, job.fmt)
+    plain = to_plain(rendered)  # walked once, for the check and the count
+    _check_valid(job, payload, outcome, rendered, validate_plain(plain, job.fmt))
+    _, reparsed = parse_plain(plain, job.fmt)
     after = fixed_overhead(reparsed, job.settings.counter)
     after += sum(job.settings.counter.count(m) for m in reparsed.messages)
     report = dataclasses.replace(
@@ -169,9 +176,10 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     return CompactResult(cast(P, rendered), report, job.archive, job.fmt, conversation)
 
 
-def _check_valid(job: _Job, payload: object, outcome: Outcome, out: object) -> None:
-    """Rule 2: InvalidConversation for the first problem the provider would reject."""
-    problems = validate(out, job.fmt)
+def _check_valid(
+    job: _Job, payload: object, outcome: Outcome, out: object, problems: list[Problem]
+) -> None:
+    """Rule 2: InvalidConversation for the first of `problems` (those of `out`)."""
     if not problems:
         return
     first = problems[0]

@@ -64,6 +64,11 @@ def _layout(cls: type[Any]) -> tuple[tuple[str, object], ...]:
     return layout
 
 
+def model_fields(cls: type[Any]) -> tuple[str, ...]:
+    """Names of the fields of a model class that `dump_json` may write."""
+    return tuple(name for name, _ in _layout(cls))
+
+
 def _dump_fields(obj: Any) -> dict[str, object]:
     out: dict[str, object] = {}
     for name, default in _layout(type(obj)):

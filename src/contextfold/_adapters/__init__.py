@@ -8,6 +8,8 @@ Rules:
 2. SDK objects (openai / anthropic pydantic models) become plain JSON before parsing.
 3. Detection looks for signals only one format has. No signal at all (plain text turns,
    valid everywhere) reads as OpenAI chat; signals of two formats raise AmbiguousFormat.
+4. `parse_plain` and `validate_plain` take what `to_plain` gave, so a caller that parses
+   and validates one payload walks it once.
 """
 
 from __future__ import annotations
@@ -89,7 +91,11 @@ _OTHER_FORMATS: Final = {
 
 def parse(payload: object, format: str | None = None) -> tuple[Format, Conversation]:
     """Detect (unless given) the format and parse `payload` into a Conversation."""
-    plain = to_plain(payload)
+    return parse_plain(to_plain(payload), format)
+
+
+def parse_plain(plain: object, format: str | None = None) -> tuple[Format, Conversation]:
+    """`parse` of what `to_plain` gave (rule 4)."""
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return fmt, _ADAPTERS[fmt].to_conversation(plain)
 
@@ -101,7 +107,11 @@ def render(conversation: Conversation, format: str) -> object:
 
 def validate(payload: object, format: str | None = None) -> list[Problem]:
     """Ways the provider would reject `payload` (empty when it is valid)."""
-    plain = to_plain(payload)
+    return validate_plain(to_plain(payload), format)
+
+
+def validate_plain(plain: object, format: str | None = None) -> list[Problem]:
+    """`validate` of what `to_plain` gave (rule 4)."""
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return _ADAPTERS[fmt].validate(plain)
 

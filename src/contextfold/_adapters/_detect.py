@@ -81,14 +81,15 @@ def signals(payload: object) -> dict[str, str]:
 
 
 def _item_signals(item: Mapping[object, object], index: int, found: dict[str, str]) -> None:
-    if "type" in item:
-        found.setdefault("openai-responses", f"message {index} has an item 'type'")
+    # each reason is written only for a format not found yet (the first one is kept)
+    if "type" in item and "openai-responses" not in found:
+        found["openai-responses"] = f"message {index} has an item 'type'"
     for key, fmt in _MESSAGE_KEYS.items():
-        if key in item:
-            found.setdefault(fmt, f"message {index} has {key!r}")
+        if key in item and fmt not in found:
+            found[fmt] = f"message {index} has {key!r}"
     role = item.get("role")
-    if isinstance(role, str) and role in _ROLES:
-        found.setdefault(_ROLES[role], f"message {index} has role {role!r}")
+    if isinstance(role, str) and role in _ROLES and _ROLES[role] not in found:
+        found[_ROLES[role]] = f"message {index} has role {role!r}"
     content = item.get("content")
     if isinstance(content, list):
         for block in content:
@@ -103,8 +104,8 @@ def _block_signals(block: Mapping[object, object], index: int, found: dict[str, 
     fmt = _BLOCK_TYPES.get(kind)
     if (kind == "image" and "source" in block) or kind.endswith(_SERVER_BLOCK_SUFFIXES):
         fmt = "anthropic"
-    if fmt is not None:
-        found.setdefault(fmt, f"message {index} has a {kind!r} content block")
+    if fmt is not None and fmt not in found:
+        found[fmt] = f"message {index} has a {kind!r} content block"
 
 
 def _tool_signals(tool: Mapping[object, object], found: dict[str, str]) -> None:

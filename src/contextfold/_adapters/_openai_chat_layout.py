@@ -51,7 +51,9 @@ def leftovers(obj: Mapping[str, object], mapped: list[str]) -> dict[str, object]
     keys = list(obj)
     if keys == mapped:
         return {}
-    extras = {key: value for key, value in obj.items() if key not in mapped}
+    extras = dict(obj)  # a copy in C, then the few mapped keys out: the same dict, faster
+    for key in mapped:
+        extras.pop(key, None)
     if keys != mapped + list(extras):
         extras[KEYS] = keys
     return extras

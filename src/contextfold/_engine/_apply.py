@@ -93,18 +93,21 @@ def apply_plan(
 
     for k, (unit, action) in enumerate(zip(units, plan.actions, strict=True)):
         allowance = plan.allowance(k)
-        if action is Action.TRIM and allowance is not None:
+        if action is Action.KEEP:  # the unit as it is, in one step
+            out.messages.extend(body[unit.start : unit.stop])
+        elif action is Action.TRIM and allowance is not None:
             _trim(body[unit.start : unit.stop], allowance, tools, ref, out)
-            out.origins.extend(origins[unit.start : unit.stop])
+        else:
             for i in range(unit.start, unit.stop):
+                before = len(out.messages)
+                if action is Action.FOLD and out.first_folded is None:
+                    out.first_folded = origins[i]
+                _apply_one(body[i], action, tools, ref, out)
+                out.origins.extend([origins[i]] * (len(out.messages) - before))
                 _note(out, body[i], origins[i], action)
             continue
+        out.origins.extend(origins[unit.start : unit.stop])
         for i in range(unit.start, unit.stop):
-            before = len(out.messages)
-            if action is Action.FOLD and out.first_folded is None:
-                out.first_folded = origins[i]
-            _apply_one(body[i], action, tools, ref, out)
-            out.origins.extend([origins[i]] * (len(out.messages) - before))
             _note(out, body[i], origins[i], action)
     return out
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 
-from .._messages import Message, Summary, message_text, part_text
+from .._messages import Message, Summary, part_text
 from .._policy import Policy
 from .._report import SummaryInfo
 from .._strategies._steps import Summarize
@@ -30,7 +30,6 @@ from ._preamble import summary_body, summary_text
 from ._transform import REF_TOKENS_MAX
 
 _PREVIEW = 72
-_READ = 8 * _PREVIEW
 
 
 def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
@@ -126,21 +125,35 @@ def make_span(
 
 def _preview(message: Message) -> str:
     """The first _PREVIEW characters of the message's text, spaces collapsed, reading only
-    as much of a long text as that takes (a prefix collapses to a prefix of the whole)."""
+    as much of a long text as that takes: spaces collapsed in a prefix give a prefix of
+    the whole collapsed, so a prefix that collapses to _PREVIEW characters is enough."""
+    read = _PREVIEW + 8  # enough for most prose; code and lists read more
+    while True:
+        head, whole = _text_head(message, read)
+        words = " ".join(head.split())
+        if whole or len(words) >= _PREVIEW:
+            return words[:_PREVIEW]
+        read *= 8
+
+
+def _text_head(message: Message, size: int) -> tuple[str, bool]:
+    """The first `size` characters (or so) of `message_text(message)`, and whether that is
+    all of it."""
+    parts = message.parts
+    if len(parts) == 1:
+        text = part_text(parts[0])
+        return text[:size], len(text) <= size
     texts: list[str] = []
-    size = 0
-    for part in message.parts:
+    room = size
+    for part in parts:
         text = part_text(part)
         if not text:
             continue
-        if size >= _READ:
-            break
-        texts.append(text[: _READ - size])
-        size += len(texts[-1]) + 1
-    words = " ".join("\n".join(texts).split())
-    if len(words) < _PREVIEW and size >= _READ:  # mostly spaces: read it all
-        words = " ".join(message_text(message).split())
-    return words[:_PREVIEW]
+        if room <= 0:
+            return "\n".join(texts), False
+        texts.append(text[:room])
+        room -= len(text) + 1
+    return "\n".join(texts), room >= -1
 
 
 def _chunks(

@@ -16,7 +16,7 @@ Rules:
 
 from __future__ import annotations
 
-import dataclasses
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -56,10 +56,23 @@ def _chars(parts: tuple[Part, ...]) -> int:
 
 def mask_message(message: Message, ref: Ref, prose_over: int, counter: TokenCounter) -> Message:
     """`message` with its maskable parts replaced by markers (rule 1)."""
-    parts = tuple(_mask_part(p, message, ref, prose_over, counter) for p in message.parts)
-    if all(a is b for a, b in zip(parts, message.parts, strict=True)):
+    parts = tuple([_mask_part(p, message, ref, prose_over, counter) for p in message.parts])
+    return _with_parts(message, parts)
+
+
+def _with_parts(message: Message, parts: tuple[Part, ...]) -> Message:
+    """`message` itself when `parts` are its own, else a copy holding them (built directly:
+    `dataclasses.replace` costs more than the copy)."""
+    if all(map(operator.is_, parts, message.parts)):  # as long: one part out per part in
         return message
-    return dataclasses.replace(message, parts=parts)
+    return Message(message.role, parts, name=message.name, extras=message.extras)
+
+
+def _result_with(result: ToolResult, parts: tuple[Part, ...]) -> ToolResult:
+    """`dataclasses.replace(result, parts=parts)`, built directly."""
+    return ToolResult(
+        result.call_id, parts, is_error=result.is_error, extras=result.extras, kind=result.kind
+    )
 
 
 def _mask_part(
@@ -85,13 +98,13 @@ def _mask_result(result: ToolResult, ref: Ref) -> ToolResult:
     if not images and size <= MASK_MIN_CHARS:
         return result  # already a marker, empty, or too short to be worth a marker
     what = f"tool result masked ({size:,} chars" + (f", {images} images" if images else "")
-    return dataclasses.replace(result, parts=(marker(ref(result), what + ")"),))
+    return _result_with(result, (marker(ref(result), what + ")"),))
 
 
 def _keep_extras(new: Marker, old: Part | None = None) -> Marker:
     if old is None or not old.extras:
         return new
-    return dataclasses.replace(new, extras=old.extras)
+    return Marker(new.ref, new.text, extras=old.extras, kind=new.kind)
 
 
 def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
@@ -103,12 +116,12 @@ def _long(part: Text, limit: int, counter: TokenCounter) -> bool:
 def prune_message(message: Message, ref: Ref, size: PruneSize, counter: TokenCounter) -> Message:
     """`message` with every tool result over `size.over` tokens cut to `size.keep` (rule 2)."""
     parts = tuple(
-        prune_result(p, ref, size, counter) if isinstance(p, ToolResult) else p
-        for p in message.parts
+        [
+            prune_result(p, ref, size, counter) if isinstance(p, ToolResult) else p
+            for p in message.parts
+        ]
     )
-    if all(a is b for a, b in zip(parts, message.parts, strict=True)):
-        return message
-    return dataclasses.replace(message, parts=parts)
+    return _with_parts(message, parts)
 
 
 def result_tokens(result: ToolResult, counter: TokenCounter) -> int:
@@ -140,13 +153,13 @@ def prune_result(
     )
     others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
-    return dataclasses.replace(result, parts=parts)
+    return _result_with(result, parts)
 
 
 def _recall_offset(result: ToolResult, head: str) -> int:
     """Where the cut starts in the recalled text of `result` (its `[tool result ...]` line
     comes first)."""
-    return len(readable(dataclasses.replace(result, parts=()))) + 1 + len(head)
+    return len(readable(_result_with(result, ()))) + 1 + len(head)
 
 
 def _cut(text: str, head_chars: int, tail_chars: int) -> tuple[str, str]:
