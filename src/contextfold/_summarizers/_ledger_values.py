@@ -32,8 +32,10 @@ _MENTIONS: Final = 4
 @dataclass(slots=True)
 class _Record:
     role: str
-    role_rank: tuple[int, int, int]
-    """(named, not a setting, seq) of the mention that named it: the largest wins."""
+    named: bool
+    """Whether the mention that gave `role` named it (`Fact.named`)."""
+    named_at: int
+    """The seq of that mention: with `role` and `named`, it gives the role's rank."""
     source: int
     seq: int
     ref: str
@@ -65,13 +67,16 @@ class Pool:
             known = records.get(value)
             if known is None:
                 if "\n" not in value and "\r" not in value and "\t" not in value:
-                    records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
+                    records[value] = _Record(fact.role, fact.named, seq, source, seq, ref)
                     self._values[source] += 1
                 continue
             if source < known.source or (source == known.source and seq > known.seq):
                 known.source, known.seq, known.ref = source, seq, ref
-            if fact.role != known.role and (rank := _role_rank(fact, seq)) > known.role_rank:
-                known.role, known.role_rank = fact.role, rank
+            role = fact.role
+            if role != known.role and _role_rank(role, fact.named, value, seq) > _role_rank(
+                known.role, known.named, value, known.named_at
+            ):
+                known.role, known.named, known.named_at = role, fact.named, seq
         return seq
 
     def entries(self) -> list[Entry]:
@@ -86,8 +91,8 @@ class Pool:
         return out
 
 
-def _role_rank(fact: Fact, seq: int) -> tuple[int, int, int]:
+def _role_rank(role: str, named: bool, value: str, seq: int) -> tuple[int, int, int]:
     """A name from the data beats a shape; a field of many beats a single-valued setting;
-    then the newest name wins (rule 2)."""
-    named = fact.named and fact.role not in SHAPE_ROLES
-    return (int(named), int(named and not is_setting(fact.role, fact.value)), seq)
+    then the newest name wins (rule 2). Worked out only when two roles compete."""
+    named = named and role not in SHAPE_ROLES
+    return (int(named), int(named and not is_setting(role, value)), seq)
