@@ -17,7 +17,8 @@ Rules:
    the same matches.
 6. A JSON walk reads each leaf where it lies, with no call per leaf: a path keeps only the
    last two keys (all a role reads), and what a key means under a path is worked out once
-   per walk; tests/statements/test_json_leaves.py checks it against the plain recursion.
+   (kept across walks); tests/statements/test_json_leaves.py checks it against the plain
+   recursion.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Final
 
-from .._content_cache import ContentCache, Memo
+from .._content_cache import ContentCache, Memo, on_clear
 from ._shapes import PUNCTUATION, shapes, words
 
 
@@ -198,6 +199,18 @@ def load_json(text: str) -> object | None:
     return loaded
 
 
+_CONTAINERS: Final = (dict, list)
+"""What a walk goes into (a tuple: `dict | list` would be built at each test)."""
+_Key = tuple[tuple[str, ...] | None, tuple[str, ...], str]
+"""What a key means under a path: (the path of a field's value, or None for a data key;
+the path of a container under it; the role of a scalar under it)."""
+_MEANINGS: Final[dict[tuple[str, ...], dict[str, _Key]]] = {}
+"""What each key means under each path, across walks (outputs share their keys); at most
+_MAX_MEANINGS paths and as many keys under each, forgotten all at once when over."""
+_MAX_MEANINGS: Final = 1 << 12
+on_clear(_MEANINGS.clear)
+
+
 def json_leaves(data: object) -> list[tuple[str, object]]:
     """(role, scalar) for the scalar leaves of `data`, roles named after their keys.
 
@@ -209,14 +222,11 @@ def json_leaves(data: object) -> list[tuple[str, object]]:
     before), `_MAX_DEPTH` containers deep.
     """
     out: list[tuple[str, object]] = []
-    if isinstance(data, dict | list):
-        _walk(data, (), out, 0, {})
+    if isinstance(data, _CONTAINERS):
+        if len(_MEANINGS) >= _MAX_MEANINGS:
+            _MEANINGS.clear()
+        _walk(data, (), out, 0, _MEANINGS)
     return out
-
-
-_Key = tuple[tuple[str, ...] | None, tuple[str, ...], str]
-"""What a key means under a path: (the path of a field's value, or None for a data key;
-the path of a container under it; the role of a scalar under it)."""
 
 
 def _walk(
@@ -236,7 +246,7 @@ def _walk(
     for child in data:
         if not deeper or len(out) >= _MAX_LEAVES:
             return
-        if isinstance(child, dict | list):
+        if isinstance(child, _CONTAINERS):
             _walk(child, many, out, depth + 1, known)
         elif child is not None and role:
             out.append((role, child))
@@ -250,9 +260,9 @@ def _walk_dict(
     known: dict[tuple[str, ...], dict[str, _Key]],
 ) -> None:
     """A path keeps its last two keys (all a role reads); what a key means under a path is
-    worked out once per walk (`known`)."""
+    worked out once (`known`)."""
     keys = known.get(path)
-    if keys is None:
+    if keys is None or len(keys) >= _MAX_MEANINGS:
         keys = known[path] = {}
     deeper = depth < _MAX_DEPTH
     for key, child in data.items():
@@ -260,7 +270,7 @@ def _walk_dict(
         meaning = keys.get(name)
         if meaning is None:
             meaning = keys[name] = _meaning(name, path)
-        if isinstance(child, dict | list):
+        if isinstance(child, _CONTAINERS):
             if deeper and len(out) < _MAX_LEAVES:
                 _walk(child, meaning[1], out, depth + 1, known)
         elif child is None:

@@ -91,7 +91,7 @@ _TOOL_FACTS: Final = ContentCache(_read_tool_facts, FACTS_CACHE)
 
 def _ranked_leaves(data: object) -> tuple[Fact, ...]:
     """`sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]`, bucketed by rank (the sort is
-    stable) with each role's key tested once, and Facts made for the kept leaves only."""
+    stable) with each role's key tested once, and Facts found for the kept leaves only."""
     buckets: tuple[list[tuple[str, str]], ...] = ([], [], [])
     id_key = _id_key
     for role, value in json_leaves(data):
@@ -100,7 +100,15 @@ def _ranked_leaves(data: object) -> tuple[Fact, ...]:
             continue
         buckets[0 if id_key(role) else _value_rank(text)].append((role, text))
     kept = [*buckets[0], *buckets[1], *buckets[2]][:_PER_DATA]
-    return tuple([Fact(role, text, True) for role, text in kept])
+    return tuple(map(_named_fact, kept))
+
+
+def _read_named_fact(leaf: tuple[str, str]) -> Fact:
+    return Fact(leaf[0], leaf[1], True)
+
+
+_named_fact: Final = Memo(_read_named_fact, FACTS_CACHE).__getitem__
+"""The Fact of a (role, text) leaf, shared (read-only): outputs repeat their leaves."""
 
 
 def _leaf_facts(data: object) -> list[Fact]:

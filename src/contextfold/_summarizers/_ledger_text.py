@@ -102,14 +102,29 @@ def entry_key(section: Section, group: str, text: str) -> str:
 # --- render ---------------------------------------------------------------------------------
 
 _MAX_LINE_REFS: Final = 1
-_NEEDS_QUOTES: Final = re.compile(r', |: |; |^"|\)$|^\s|\s$|^$|\n')
 _IMPLICIT_OPEN: Final[frozenset[Section]] = frozenset({"goals", "errors"})
 """Sections where an open entry is written without a status (rule 1)."""
 
 
 def quote(value: str) -> str:
     """`value` as written in a grouped line (see rule 2)."""
-    return json.dumps(value, ensure_ascii=False) if _NEEDS_QUOTES.search(value) else value
+    return json.dumps(value, ensure_ascii=False) if _needs_quotes(value) else value
+
+
+def _needs_quotes(value: str) -> bool:
+    """`re.search(r', |: |; |^"|\\)$|^\\s|\\s$|^$|\\n', value)`: substring and end tests, no
+    regex (with no newline, `$` is the end)."""
+    return (
+        not value
+        or "\n" in value
+        or ", " in value
+        or ": " in value
+        or "; " in value
+        or value[0] == '"'
+        or value[-1] == ")"
+        or value[0].isspace()
+        or value[-1].isspace()
+    )
 
 
 def ref_suffix(refs: Iterable[str]) -> str:

@@ -73,9 +73,7 @@ class Pool:
             if source < known.source or (source == known.source and seq > known.seq):
                 known.source, known.seq, known.ref = source, seq, ref
             role = fact.role
-            if role != known.role and _role_rank(role, fact.named, value, seq) > _role_rank(
-                known.role, known.named, value, known.named_at
-            ):
+            if role != known.role and _renames(known, role, fact.named, value, seq):
                 known.role, known.named, known.named_at = role, fact.named, seq
         return seq
 
@@ -91,8 +89,21 @@ class Pool:
         return out
 
 
+def _renames(known: _Record, role: str, named: bool, value: str, seq: int) -> bool:
+    """Whether a mention of `value` as `role` names it better than `known` does (rule 2):
+    a name from the data beats a shape; a field of many beats a single-valued setting; then
+    the newer name wins. (`_role_rank` compared, a setting tested only between two names.)"""
+    named = named and role not in SHAPE_ROLES
+    if named != (known.named and known.role not in SHAPE_ROLES):
+        return named
+    if named:
+        many = not is_setting(role, value)
+        if many != (not is_setting(known.role, value)):
+            return many
+    return seq > known.named_at
+
+
 def _role_rank(role: str, named: bool, value: str, seq: int) -> tuple[int, int, int]:
-    """A name from the data beats a shape; a field of many beats a single-valued setting;
-    then the newest name wins (rule 2). Worked out only when two roles compete."""
+    """The rank of a role (rule 2): the larger wins (`_renames` is its comparison)."""
     named = named and role not in SHAPE_ROLES
     return (int(named), int(named and not is_setting(role, value)), seq)
