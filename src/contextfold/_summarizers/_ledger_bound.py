@@ -30,8 +30,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from ._ledger_extract import STATED
 from ._ledger_reading import UNREAD
+from ._ledger_sentences import STATED
 from ._ledger_text import (
     EDIT_ACTIONS,
     GROUPED,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, fields
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
@@ -77,6 +77,27 @@ class Entry:
     def key(self) -> str:
         """Merge identity: the newest entry with the same key wins."""
         return entry_key(self.section, self.group, self.text)
+
+
+_SET_SECTION, _SET_TEXT, _SET_GROUP, _SET_STATUS, _SET_REFS, _SET_SEQ, _SET_NEW = (
+    getattr(Entry, f.name).__set__ for f in fields(Entry)
+)
+"""Each field's slot setter, in field order (see `value_entry`)."""
+
+
+def value_entry(section: Section, text: str, group: str, refs: tuple[str, ...], seq: int) -> Entry:
+    """`Entry(section, text, group=group, refs=refs, seq=seq)`, for the many values of a
+    pool: each slot set once, without the frozen keyword `__init__` (which sets every field
+    through `object.__setattr__` by name, twice the cost)."""
+    entry: Entry = object.__new__(Entry)
+    _SET_SECTION(entry, section)
+    _SET_TEXT(entry, text)
+    _SET_GROUP(entry, group)
+    _SET_STATUS(entry, "")
+    _SET_REFS(entry, refs)
+    _SET_SEQ(entry, seq)
+    _SET_NEW(entry, True)
+    return entry
 
 
 _PLAIN: Final = re.compile(r"[a-z]+(?:[ _-][a-z]+)*")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._statements._facts import Fact
-from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting
+from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting, value_entry
 
 USER: Final = 0
 AGENT: Final = 1
@@ -85,7 +85,7 @@ class Pool:
             cited = refs.get(r.ref)
             if cited is None:
                 cited = refs[r.ref] = (r.ref,)
-            out.append(Entry(SECTIONS[r.source], value, group=r.role, refs=cited, seq=r.seq))
+            out.append(value_entry(SECTIONS[r.source], value, r.role, cited, r.seq))
         return out
 
 
