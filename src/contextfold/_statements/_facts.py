@@ -396,9 +396,14 @@ def error_line(text: str) -> str | None:
         if found:
             return clip(found[-1], 200)
     for line in _head_lines(text):
-        if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
+        if _ERROR_START.match(f"{line}\n") or _states_an_error(line.lower()):
             return clip(line, 200)
     return None
+
+
+def _states_an_error(low: str) -> bool:
+    """Whether a lowercased line holds one of _ERROR_PHRASES (the line lowered once)."""
+    return any(phrase in low for phrase in _ERROR_PHRASES)
 
 
 def _head_lines(text: str) -> list[str]:
