@@ -49,6 +49,11 @@ _SHAPES = re.compile(
     re.VERBOSE,
 )
 _NAMED_HINT = re.compile(r"\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
+_NAMED_IN_TEXT = re.compile(
+    r"\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
+    r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+    r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
@@ -148,6 +153,56 @@ def test_named_hint(text: str) -> None:
     lowered = text.lower()
     found = _facts._NAMED_HINT.search(lowered) is not None
     assert found == (_NAMED_HINT.search(lowered) is not None)
+
+
+def _ends(match: re.Match[str]) -> tuple[int, int]:
+    return match.end("kind"), match.end("ending")
+
+
+def _named(pattern: re.Pattern[str], text: str) -> list[tuple[object, ...]]:
+    return [
+        (m.span(), m.group("value"), m.group("digits"), m.start("kind"), *_ends(m))
+        for m in pattern.finditer(text)
+    ]
+
+
+_NAMED_TEXTS = texts | st.lists(
+    st.sampled_from(("ID", "Ids", "iD", "number", "Codes", "email", "Ending in", "port", "is"))
+    | st.sampled_from((":", "=", "#", " ", "**", "`", "X1", "AB12C", "4421", "éID", "_id"))
+    | st.text(max_size=3),
+    max_size=12,
+).map(" ".join)
+
+
+@given(_NAMED_TEXTS)
+def test_named_in_text(text: str) -> None:
+    """The same matches; each group of the plain form starts at the match or where the fast
+    form's does, and ends where it does."""
+    fast, plain = _named(_facts._NAMED_IN_TEXT, text), _named(_NAMED_IN_TEXT, text)
+    assert [f[:3] + f[4:] for f in fast] == [p[:3] + p[4:] for p in plain]
+    for f, p, m in zip(fast, plain, _NAMED_IN_TEXT.finditer(text), strict=True):
+        if m.group("kind") is not None:
+            assert p[3] == m.start()
+            assert f[3] == m.start() + 1
+        else:
+            assert m.start("ending") == m.start()
+    assert list(_facts._named_in_text(text)) == list(_plain_named_in_text(text))
+
+
+def _plain_named_in_text(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for match in _NAMED_IN_TEXT.finditer(text):
+        before = _facts._ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
+        words = [w.lower() for w in before.groups() if w] if before else []
+        words = [w for w in words if w not in _facts._ROLE_SKIP]
+        ending = match.group("ending")
+        if ending is not None:
+            label = "port" if ending.lower() == "port" else "_".join([*words[-1:], "ending"])
+            out.append((label, match.group("digits")))
+        elif words:
+            kind = match.group("kind").lower().removesuffix("s")
+            out.append(("_".join([*words, kind]), match.group("value").rstrip(_shapes.PUNCTUATION)))
+    return out
 
 
 @given(texts)
@@ -263,7 +318,11 @@ _WORD_PIECES = (
     ".py",
     ".json",
     "Error",
+    "Warning",
+    "Exception",
     "Value",
+    "pm",
+    "M",
     "http",
     "ms",
     "AM",

@@ -15,6 +15,10 @@ Rules:
    lookbehind) matches its first character first and makes the check behind it; the plain
    form of each is in tests/statements/test_fast_patterns.py, which checks that both find
    the same matches.
+6. A JSON walk reads each leaf where it lies, with no call per leaf: a path keeps only the
+   last two keys (all a role reads), and what a key means under a path is worked out once
+   (kept across walks); tests/statements/test_json_leaves.py checks it against the plain
+   recursion.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Final
 
-from .._content_cache import ContentCache, Memo
+from .._content_cache import ContentCache, Memo, on_clear
 from ._shapes import PUNCTUATION, shapes, words
 
 
@@ -72,9 +76,10 @@ _SCAN_HEAD: Final = 6000
 _SCAN_TAIL: Final = 2000
 
 _NAMED_IN_TEXT: Final = re.compile(
-    r"(?=[IiNnCcEePp])\b(?P<kind>ID|[Ii][Dd]s?|[Nn]umbers?|[Cc]odes?|[Ee]mail)\s*(?:is|was|are|:|=|#)\s*\**`?"
-    r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
-    r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
+    r"[IiNnCcEePp](?<!\w.)"  # rule 5: a group ends where the name does, which starts here
+    r"(?:(?P<kind>(?<=I)D|(?<=[Ii])[Dd]s?|(?<=[Nn])umbers?|(?<=[Cc])odes?|(?<=[Ee])mail)"
+    r"\s*(?:is|was|are|:|=|#)\s*\**`?(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
+    r"|(?P<ending>(?<=[Ee])nding (?:in|with)|(?<=[Pp])ort) \**(?P<digits>\d{2,6})\b)"
 )
 _ROLE_BEFORE: Final = re.compile(r"(?:\b([A-Za-z]+)\s+)?\b([A-Za-z]+)\s+$")
 _ROLE_SKIP: Final = word_set(
@@ -166,12 +171,12 @@ def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
         before = _ROLE_BEFORE.search(text, max(0, match.start() - 40), match.start())
         words = [w.lower() for w in before.groups() if w] if before else []
         words = [w for w in words if w not in _ROLE_SKIP]
-        ending = match.group("ending")
-        if ending is not None:
+        if match.start("ending") >= 0:
+            ending = text[match.start() : match.end("ending")]
             label = "port" if ending.lower() == "port" else "_".join([*words[-1:], "ending"])
             yield label, match.group("digits")
         elif words:
-            kind = match.group("kind").lower().removesuffix("s")
+            kind = text[match.start() : match.end("kind")].lower().removesuffix("s")
             yield "_".join([*words, kind]), match.group("value").rstrip(PUNCTUATION)
 
 
@@ -194,6 +199,18 @@ def load_json(text: str) -> object | None:
     return loaded
 
 
+_CONTAINERS: Final = (dict, list)
+"""What a walk goes into (a tuple: `dict | list` would be built at each test)."""
+_Key = tuple[tuple[str, ...] | None, tuple[str, ...], str]
+"""What a key means under a path: (the path of a field's value, or None for a data key;
+the path of a container under it; the role of a scalar under it)."""
+_MEANINGS: Final[dict[tuple[str, ...], dict[str, _Key]]] = {}
+"""What each key means under each path, across walks (outputs share their keys); at most
+_MAX_MEANINGS paths and as many keys under each, forgotten all at once when over."""
+_MAX_MEANINGS: Final = 1 << 12
+on_clear(_MEANINGS.clear)
+
+
 def json_leaves(data: object) -> list[tuple[str, object]]:
     """(role, scalar) for the scalar leaves of `data`, roles named after their keys.
 
@@ -201,37 +218,75 @@ def json_leaves(data: object) -> list[tuple[str, object]]:
     that hold many items (lists, and dicts keyed by ids) are marked `[]`, so
     `flights[].date` reads as one of several. A key that is data rather than a field name
     (`credit_card_4421486`, `SFO`) is skipped in roles; a scalar under it reads `key=value`.
+    At most `_MAX_LEAVES` leaves (a data key's scalars past them too, if in a dict begun
+    before), `_MAX_DEPTH` containers deep.
     """
     out: list[tuple[str, object]] = []
-    _walk(data, (), out)
+    if isinstance(data, _CONTAINERS):
+        if len(_MEANINGS) >= _MAX_MEANINGS:
+            _MEANINGS.clear()
+        _walk(data, (), out, 0, _MEANINGS)
     return out
 
 
 def _walk(
-    data: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int = 0
+    data: dict[object, object] | list[object],
+    path: tuple[str, ...],
+    out: list[tuple[str, object]],
+    depth: int,
+    known: dict[tuple[str, ...], dict[str, _Key]],
 ) -> None:
-    if len(out) >= _MAX_LEAVES or depth > _MAX_DEPTH:
-        return
+    """The leaves of a container at `depth`, each read where it lies (rule 6)."""
     if isinstance(data, dict):
-        for key, child in data.items():
-            _walk_key(str(key), child, path, out, depth)
-    elif isinstance(data, list):
-        for child in data:
-            _walk(child, _many(path), out, depth + 1)
-    elif data is not None and path:
-        out.append((_role(path), data))
+        _walk_dict(data, path, out, depth, known)
+        return
+    many = _many(path)
+    role = _role(many) if many else ""
+    deeper = depth < _MAX_DEPTH
+    for child in data:
+        if not deeper or len(out) >= _MAX_LEAVES:
+            return
+        if isinstance(child, _CONTAINERS):
+            _walk(child, many, out, depth + 1, known)
+        elif child is not None and role:
+            out.append((role, child))
 
 
-def _walk_key(
-    key: str, child: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int
+def _walk_dict(
+    data: dict[object, object],
+    path: tuple[str, ...],
+    out: list[tuple[str, object]],
+    depth: int,
+    known: dict[tuple[str, ...], dict[str, _Key]],
 ) -> None:
+    """A path keeps its last two keys (all a role reads); what a key means under a path is
+    worked out once (`known`)."""
+    keys = known.get(path)
+    if keys is None or len(keys) >= _MAX_MEANINGS:
+        keys = known[path] = {}
+    deeper = depth < _MAX_DEPTH
+    for key, child in data.items():
+        name = key if type(key) is str else str(key)
+        meaning = keys.get(name)
+        if meaning is None:
+            meaning = keys[name] = _meaning(name, path)
+        if isinstance(child, _CONTAINERS):
+            if deeper and len(out) < _MAX_LEAVES:
+                _walk(child, meaning[1], out, depth + 1, known)
+        elif child is None:
+            continue
+        elif meaning[0] is None:
+            out.append((meaning[2], f"{name}={scalar_text(child)}"))
+        elif deeper and len(out) < _MAX_LEAVES:
+            out.append((meaning[2], child))
+
+
+def _meaning(key: str, path: tuple[str, ...]) -> _Key:
     """A field name extends the path; a key that is data (an id, a code) is kept as data."""
     if _FIELD.fullmatch(key) is not None:
-        _walk(child, (*path, key), out, depth + 1)
-    elif isinstance(child, dict | list):
-        _walk(child, _many(path), out, depth + 1)
-    elif child is not None:
-        out.append((_role(_many(path or ("entries",))), f"{key}={scalar_text(child)}"))
+        field = (*path[-1:], key)
+        return field, field, _role(field)
+    return None, _many(path), _role(_many(path or ("entries",)))
 
 
 def _many(path: tuple[str, ...]) -> tuple[str, ...]:
@@ -251,6 +306,10 @@ def _role(path: tuple[str, ...]) -> str:
 
 def scalar_text(value: object) -> str:
     """A JSON scalar as the agent would write it."""
+    if type(value) is str:
+        return value
+    if type(value) is int:
+        return int.__repr__(value)  # what `json.dumps` writes, without its encoder
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -337,9 +396,14 @@ def error_line(text: str) -> str | None:
         if found:
             return clip(found[-1], 200)
     for line in _head_lines(text):
-        if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _ERROR_PHRASES):
+        if _ERROR_START.match(f"{line}\n") or _states_an_error(line.lower()):
             return clip(line, 200)
     return None
+
+
+def _states_an_error(low: str) -> bool:
+    """Whether a lowercased line holds one of _ERROR_PHRASES (the line lowered once)."""
+    return any(phrase in low for phrase in _ERROR_PHRASES)
 
 
 def _head_lines(text: str) -> list[str]:

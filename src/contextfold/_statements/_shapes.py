@@ -10,16 +10,15 @@ Rules:
    UUID) are one value (`slug`), never their pieces. Values are quoted verbatim.
 3. Speed never changes what is found (as `_facts` rule 5 says): a word with no mark of
    any shape (_SHAPED) or too short for a value is not searched, bare digits are a
-   `number` without matching, a word is matched whole only against the shapes
-   that can start as it does, and ASCII text that needs none of _WORD's special cases is
-   split into words in C. tests/statements/test_fast_patterns.py checks each against the
-   plain form.
+   `number` without matching, a word is matched whole only against the shapes that can
+   start as it does and find the characters they need in it (`_NEEDS`), and ASCII text
+   that needs none of _WORD's special cases is split into words in C.
+   tests/statements/test_fast_patterns.py checks each against the plain form.
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Final
 
 SHAPES: Final = (
@@ -75,24 +74,69 @@ _FIRST: Final = {
 lowercase and capitals; a word that starts otherwise is matched against every shape."""
 
 
-@cache
-def _shapes_from(first: str) -> re.Pattern[str]:
-    """SHAPES that can start with a character of class `first` (in order, so the first whole
-    match is the same as with every shape)."""
-    chars = _FIRST[first]
-    return _alternation(tuple(row for row in SHAPES if re.search(row[1], chars)))
+_ROWS: Final = tuple((row[0], row[1], _alternation((row,))) for row in SHAPES)
+"""Each shape alone: (role, the characters it can start with, its pattern as one group)."""
+_NEEDS: Final = {
+    "url": "/",
+    "email": "@",
+    "test": ":",
+    "date": "-",
+    "time": ":Mm",
+    "path": "/",
+    "error": "EW",
+    "file": ".",
+    "slug": "-",
+    "version": ".",
+    "symbol": ".(",
+    "identifier": "_",
+}
+"""Shapes that need one of these characters outside any optional part of their pattern
+(`Error`, `Exception` and `Warning` start with E or W): a word with none is not tried."""
+_MARKS: Final = frozenset("".join(_NEEDS.values()))
+_CAPITALS: Final = frozenset({"class", "code"})
+"""Shapes that need an ASCII capital, which a word that `str.islower` has not."""
+_TRIED: Final[dict[tuple[str, frozenset[str], bool], tuple[re.Pattern[str], ...]]] = {}
+"""The shapes a word is tried against, by its first character's class, the _MARKS it has
+and whether it is lowercase (a few hundred keys on the whole corpus; bounded)."""
+_MAX_TRIED: Final = 1 << 12
+
+
+def _shapes_for(first: str, marks: frozenset[str], lower: bool) -> tuple[re.Pattern[str], ...]:
+    """SHAPES, in order, that can start with a character of class `first` ("" for any) and
+    find what they need in a word with `marks` (lowercase when `lower`)."""
+    key = (first, marks, lower)
+    found = _TRIED.get(key)
+    if found is None:
+        if len(_TRIED) >= _MAX_TRIED:
+            _TRIED.clear()
+        found = _TRIED[key] = tuple(
+            pattern
+            for role, start, pattern in _ROWS
+            if (not first or re.search(start, _FIRST[first]))
+            and (role not in _NEEDS or not marks.isdisjoint(_NEEDS[role]))
+            and not (lower and role in _CAPITALS)
+        )
+    return found
 
 
 def _whole_shape(word: str) -> re.Match[str] | None:
-    """`_SHAPES.fullmatch(word)`, tried only with the shapes that can start as it does."""
+    """`_SHAPES.fullmatch(word)` (rule 3): each shape alone, in order, tried only if it can
+    start as the word does and finds the characters it needs in it; the first that matches
+    the whole word wins, as it does in the alternation."""
     first = word[:1]
     if "0" <= first <= "9":
-        return _shapes_from("0").fullmatch(word)
-    if "a" <= first <= "z":
-        return _shapes_from("a").fullmatch(word)
-    if "A" <= first <= "Z":
-        return _shapes_from("A").fullmatch(word)
-    return _SHAPES.fullmatch(word)
+        first = "0"
+    elif "a" <= first <= "z":
+        first = "a"
+    elif "A" <= first <= "Z":
+        first = "A"
+    else:
+        first = ""
+    for pattern in _shapes_for(first, _MARKS.intersection(word), word.islower()):
+        match = pattern.fullmatch(word)
+        if match is not None:
+            return match
+    return None
 
 
 _ALIASES: Final = {"alnum": "identifier"}
@@ -101,8 +145,9 @@ _WORD: Final = re.compile(
     r"|[^\s,;()\[\]{}<>\"'`=|*!?]+(?:,(?=\d{3})[^\s,;()\[\]{}<>\"'`=|*!?]+)*(?:\(\))?"
 )
 """A word: a URL, or a run of characters that are not separators (`1,250` is one word)."""
-_SEPARATORS: Final = str.maketrans(dict.fromkeys(",;()[]{}<>\"'`=|*!?", " "))
-"""_WORD's separators other than spaces, each turned into a space."""
+_SEPARATORS: Final = bytes.maketrans(b",;()[]{}<>\"'`=|*!?", b" " * 18)
+"""_WORD's separators other than spaces, each turned into a space (in ASCII bytes: a table
+of 256 is one lookup a byte, where `str.translate` looks each character up in a dict)."""
 _THOUSANDS: Final = re.compile(r",\d{3}")
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SHAPED: Final = re.compile(
@@ -131,7 +176,7 @@ def words(text: str) -> list[str]:
     no URL, no `()` and no `,ddd` is its runs of characters that are not separators."""
     if not text.isascii() or "http" in text or "()" in text or _THOUSANDS.search(text):
         return _WORD.findall(text)
-    return text.translate(_SEPARATORS).split()
+    return text.encode("ascii").translate(_SEPARATORS).decode("ascii").split()
 
 
 def shapes(word: str) -> list[tuple[str, str]]:

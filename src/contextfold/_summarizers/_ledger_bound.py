@@ -30,8 +30,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from ._ledger_extract import STATED
 from ._ledger_reading import UNREAD
+from ._ledger_sentences import STATED
 from ._ledger_text import (
     EDIT_ACTIONS,
     GROUPED,
@@ -181,11 +181,13 @@ def weight(entry: Entry) -> int:
     if entry.section == "user":
         return 0
     text = entry.text
-    if _TIME_OR_DATE.match(text) is not None:
+    first = text[:1]
+    digit = first.isdecimal()  # what both patterns below need first, bar `.,:%` (`\d`)
+    if digit and _TIME_OR_DATE.match(text) is not None:
         return 1
-    if text[:1] in ("$", "€", "£"):
+    if first in ("$", "€", "£"):
         return 2
-    if _NUMERIC.fullmatch(text) is not None:
+    if (digit or first in ".,:%") and _NUMERIC.fullmatch(text) is not None:
         return 3
     return 2 if is_setting(entry.group, text) or not _id_like(text) else 0
 

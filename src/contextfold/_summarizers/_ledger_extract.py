@@ -25,7 +25,6 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
@@ -58,50 +57,21 @@ from .._statements._facts import (
 from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
 from ._ledger_reading import Reading, Window, source, unread_entry, window
+from ._ledger_sentences import (
+    BOILERPLATE,
+    DECISION,
+    DECISION_LOW,
+    DONE,
+    DONE_LOW,
+    GREETING,
+    STATED,
+    VAGUE,
+    is_plan,
+    is_request,
+)
 from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 from ._ledger_values import AGENT, TOOL, USER, Pool
 
-_REQUEST: Final = re.compile(
-    r"\b(?:i'?d like|i would like|i want|i need|i'?m looking|i am looking|looking for|"
-    r"can you|could you|would you|will you|please|help me|i'?m trying|your task|the task is|"
-    r"goal is|how (?:do|can|to))\b|\?$|^(?:fix|implement|add|remove|change|update|cancel|book|"
-    r"create|write|make|find|check|run|refactor|rename|delete|modify|move|upgrade|install)\b",
-    re.I,
-)
-STATED: Final = re.compile(
-    r"\b(?:(?:my|our|the|your)\s+(?:[a-z-]+\s+){0,2}?(?:goal|objective|aim|mission|purpose|"
-    r"task)s?\b[^.?!]{0,24}?(?:\bis\b|\bare\b|:|\bwill be\b)|(?:i'?m|i am|we'?re|we are) "
-    r"trying to|we need to|what i (?:want|need) is)",
-    re.I,
-)
-"""An explicitly stated goal ("my goal here is", "the objective:", "we need to")."""
-_DECISION: Final = re.compile(
-    r"\b(?:go(?:ing)? with|decided|decide to|chose|choose|opt(?:ed)? for|switch(?:ed)? to|"
-    r"instead of|rather than|the fix (?:is|was|will be)|root cause|is caused by|"
-    r"(?:the|this) (?:issue|problem|bug|error) (?:is|was|occurs|happens|arises|comes)|"
-    r"i'll use|we'll use|let's use|we should use)\b",
-    re.I,
-)
-_DECISION_LOW: Final = re.compile(r"(?=[gdcoistrlw])" + _DECISION.pattern)
-"""`_DECISION` for lowercased text (a fast first look at a whole message)."""
-_PLAN: Final = re.compile(
-    r"^(?:now,? |next,? |then,? |first,? |finally,? )?(?:let's|let me|i'll|i will|i need to|"
-    r"we need to|we should|i should|next step)|\b(?:next step|plan is|will now|going to)\b",
-    re.I,
-)
-_DONE: Final = re.compile(
-    r"\b(?:(?:has|have) been (?:successfully )?|successfully |is now )(?:booked|cancell?ed|"
-    r"updated|changed|modified|processed|completed|implemented|fixed|resolved|submitted|"
-    r"refunded|upgraded|added|removed|applied)\b|\ball tests pass|\btask is complete",
-    re.I,
-)
-_DONE_LOW: Final = re.compile(_DONE.pattern)
-"""`_DONE` for lowercased text."""
-_BOILERPLATE: Final = re.compile(
-    r"\b(?:let me know|feel free|any (?:other|further|more) (?:questions|assistance)|"
-    r"anything else|happy to help|glad to help|have a (?:great|nice|good))\b",
-    re.I,
-)
 _FINISH_TOOLS: Final = frozenset({"submit", "finish", "done", "complete", "task_complete"})
 _EDITOR_VERBS: Final[dict[str, str]] = {
     "view": "viewed",
@@ -112,15 +82,6 @@ _EDITOR_VERBS: Final[dict[str, str]] = {
 }
 _GOALS_PER_MESSAGE: Final = 3
 _MIN_GOAL_WORDS: Final = 4
-_VAGUE: Final = re.compile(
-    r"^(?:\w+,? )?(?:can|could|would) you (?:please )?(?:help|assist)(?: me)?"
-    r"(?: with (?:that|this|it))?\W*$",
-    re.I,
-)
-_GREETING: Final = re.compile(
-    r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?[,!.]?\s+(?=\S)",
-    re.I,
-)
 _QUIET_TOOLS: Final = frozenset({"think"})
 """Tools that act on nothing: never what addressed an error."""
 _NEXT_CLIP: Final = 100
@@ -233,7 +194,7 @@ def _add(
 
 def _user_text(out: _Reader, text: str, ref: str) -> None:
     own_text = outside_quotes(text)
-    own = [_GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
+    own = [GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
     for goal in _goals(text, own):
         _add(out, "goals", goal, ref, status="open")
     _decisions(out, own, ref)
@@ -262,7 +223,7 @@ def _requests(said: list[str]) -> list[str]:
     """Sentences asking for something; for a bare "Can you help with that?", the one before."""
     out: list[str] = []
     for index, sentence in enumerate(said):
-        if _VAGUE.search(sentence) is not None:
+        if VAGUE.search(sentence) is not None:
             before = said[index - 1] if index else ""
             if len(before.split()) >= _MIN_GOAL_WORDS and before not in out:
                 out.append(before)
@@ -275,27 +236,27 @@ def _asks(sentence: str) -> bool:
     """A request with some content that is not also a decision."""
     return (
         len(sentence.split()) >= _MIN_GOAL_WORDS
-        and _REQUEST.search(sentence) is not None
-        and _DECISION.search(sentence) is None
+        and is_request(sentence)
+        and DECISION.search(sentence) is None
     )
 
 
 def _assistant_text(out: _Reader, text: str, ref: str, index: int) -> None:
     out.agent_texts.append((text, ref, index))
     low = text.lower()
-    decided = _DECISION_LOW.search(low) is not None
-    done = _DONE_LOW.search(low) is not None
+    decided = DECISION_LOW.search(low) is not None
+    done = DONE_LOW.search(low) is not None
     if not (decided or done):
         return
     said = sentences(outside_quotes(text))
     if decided:
         _decisions(out, [s for s in said if not s.endswith("?")], ref)
-    if done and any(_DONE.search(s) for s in said):
+    if done and any(DONE.search(s) for s in said):
         out.completions.append(out.tick())
 
 
 def _decisions(out: _Reader, said: list[str], ref: str) -> None:
-    found = [clip(s, _CLIP) for s in said if _DECISION.search(s) and not s.startswith("#")]
+    found = [clip(s, _CLIP) for s in said if DECISION.search(s) and not s.startswith("#")]
     for text in found[:_DECISIONS_PER_MESSAGE]:
         _add(out, "decisions", text, ref)
 
@@ -416,8 +377,8 @@ def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
         said = [s for s in sentences(outside_quotes(text)) if not is_filler(s)]
-        plans = [s for s in said if _PLAN.search(s)]
-        chosen = plans[-2:] if plans else [s for s in said if not _BOILERPLATE.search(s)][-1:]
+        plans = [s for s in said if is_plan(s)]
+        chosen = plans[-2:] if plans else [s for s in said if not BOILERPLATE.search(s)][-1:]
         if chosen:
             joined = " ".join(clip(s, _CLIP) for s in chosen)
             seq = (index + 2) * _SLOT - 2

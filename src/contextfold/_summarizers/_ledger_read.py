@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
-from .._content_cache import ContentCache, on_clear
+from .._content_cache import ContentCache, Memo, on_clear
 from .._messages import ToolCall
 from .._statements._facts import (
     FACTS_CACHE,
@@ -91,19 +91,24 @@ _TOOL_FACTS: Final = ContentCache(_read_tool_facts, FACTS_CACHE)
 
 def _ranked_leaves(data: object) -> tuple[Fact, ...]:
     """`sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]`, bucketed by rank (the sort is
-    stable) with each role's key tested once, and Facts made for the kept leaves only."""
+    stable) with each role's key tested once, and Facts found for the kept leaves only."""
     buckets: tuple[list[tuple[str, str]], ...] = ([], [], [])
-    id_keys: dict[str, bool] = {}
+    id_key = _id_key
     for role, value in json_leaves(data):
-        text = scalar_text(value)
-        if not text.strip() or len(text) > _MAX_VALUE or "\n" in text:
+        text = value if type(value) is str else scalar_text(value)
+        if len(text) > _MAX_VALUE or "\n" in text or not text.strip():
             continue
-        id_key = id_keys.get(role)
-        if id_key is None:
-            id_key = id_keys[role] = _ID_KEY.search(role) is not None
-        buckets[0 if id_key else _value_rank(text)].append((role, text))
+        buckets[0 if id_key(role) else _value_rank(text)].append((role, text))
     kept = [*buckets[0], *buckets[1], *buckets[2]][:_PER_DATA]
-    return tuple([Fact(role, text, True) for role, text in kept])
+    return tuple(map(_named_fact, kept))
+
+
+def _read_named_fact(leaf: tuple[str, str]) -> Fact:
+    return Fact(leaf[0], leaf[1], True)
+
+
+_named_fact: Final = Memo(_read_named_fact, FACTS_CACHE).__getitem__
+"""The Fact of a (role, text) leaf, shared (read-only): outputs repeat their leaves."""
 
 
 def _leaf_facts(data: object) -> list[Fact]:
@@ -121,6 +126,14 @@ _SHAPE_ORDER: Final = word_order(
 _ID_KEY: Final = re.compile(r"(?:^|[._\[])(?:id|ids|number|code|email|reservations?)\]?$|_id\]?$")
 
 
+def _read_id_key(role: str) -> bool:
+    return _ID_KEY.search(role) is not None
+
+
+_id_key: Final = Memo(_read_id_key, 1 << 12).__getitem__
+"""Whether a role names an id or code (cached: roles recur across outputs)."""
+
+
 def most_telling(facts: list[Fact]) -> list[Fact]:
     """Distinct facts, named ones and the most telling shapes first, then by position."""
     unique = list({f.value: f for f in reversed(facts)}.values())[::-1]
@@ -129,12 +142,14 @@ def most_telling(facts: list[Fact]) -> list[Fact]:
 
 def data_rank(fact: Fact) -> int:
     """Order of data leaves under a cap: ids and codes, then words, then bare numbers."""
-    return 0 if _ID_KEY.search(fact.role) else _value_rank(fact.value)
+    return 0 if _id_key(fact.role) else _value_rank(fact.value)
 
 
 def _value_rank(value: str) -> int:
     """`data_rank` of a leaf whose key is not an id's: letters and digits, other words, bare
     numbers."""
+    if value.isalpha():
+        return 1  # the common word: no digit
     if any(map(str.isalpha, value)) and any(map(str.isdigit, value)):
         return 0
     return 1 if not value.replace(".", "").isdigit() else 2

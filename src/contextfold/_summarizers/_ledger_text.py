@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, fields
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
@@ -79,6 +79,27 @@ class Entry:
         return entry_key(self.section, self.group, self.text)
 
 
+_SET_SECTION, _SET_TEXT, _SET_GROUP, _SET_STATUS, _SET_REFS, _SET_SEQ, _SET_NEW = (
+    getattr(Entry, f.name).__set__ for f in fields(Entry)
+)
+"""Each field's slot setter, in field order (see `value_entry`)."""
+
+
+def value_entry(section: Section, text: str, group: str, refs: tuple[str, ...], seq: int) -> Entry:
+    """`Entry(section, text, group=group, refs=refs, seq=seq)`, for the many values of a
+    pool: each slot set once, without the frozen keyword `__init__` (which sets every field
+    through `object.__setattr__` by name, twice the cost)."""
+    entry: Entry = object.__new__(Entry)
+    _SET_SECTION(entry, section)
+    _SET_TEXT(entry, text)
+    _SET_GROUP(entry, group)
+    _SET_STATUS(entry, "")
+    _SET_REFS(entry, refs)
+    _SET_SEQ(entry, seq)
+    _SET_NEW(entry, True)
+    return entry
+
+
 _PLAIN: Final = re.compile(r"[a-z]+(?:[ _-][a-z]+)*")
 
 
@@ -102,14 +123,29 @@ def entry_key(section: Section, group: str, text: str) -> str:
 # --- render ---------------------------------------------------------------------------------
 
 _MAX_LINE_REFS: Final = 1
-_NEEDS_QUOTES: Final = re.compile(r', |: |; |^"|\)$|^\s|\s$|^$|\n')
 _IMPLICIT_OPEN: Final[frozenset[Section]] = frozenset({"goals", "errors"})
 """Sections where an open entry is written without a status (rule 1)."""
 
 
 def quote(value: str) -> str:
     """`value` as written in a grouped line (see rule 2)."""
-    return json.dumps(value, ensure_ascii=False) if _NEEDS_QUOTES.search(value) else value
+    return json.dumps(value, ensure_ascii=False) if _needs_quotes(value) else value
+
+
+def _needs_quotes(value: str) -> bool:
+    """`re.search(r', |: |; |^"|\\)$|^\\s|\\s$|^$|\\n', value)`: substring and end tests, no
+    regex (with no newline, `$` is the end)."""
+    return (
+        not value
+        or "\n" in value
+        or ", " in value
+        or ": " in value
+        or "; " in value
+        or value[0] == '"'
+        or value[-1] == ")"
+        or value[0].isspace()
+        or value[-1].isspace()
+    )
 
 
 def ref_suffix(refs: Iterable[str]) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._statements._facts import Fact
-from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting
+from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting, value_entry
 
 USER: Final = 0
 AGENT: Final = 1
@@ -32,8 +32,10 @@ _MENTIONS: Final = 4
 @dataclass(slots=True)
 class _Record:
     role: str
-    role_rank: tuple[int, int, int]
-    """(named, not a setting, seq) of the mention that named it: the largest wins."""
+    named: bool
+    """Whether the mention that gave `role` named it (`Fact.named`)."""
+    named_at: int
+    """The seq of that mention: with `role` and `named`, it gives the role's rank."""
     source: int
     seq: int
     ref: str
@@ -65,13 +67,14 @@ class Pool:
             known = records.get(value)
             if known is None:
                 if "\n" not in value and "\r" not in value and "\t" not in value:
-                    records[value] = _Record(fact.role, _role_rank(fact, seq), source, seq, ref)
+                    records[value] = _Record(fact.role, fact.named, seq, source, seq, ref)
                     self._values[source] += 1
                 continue
             if source < known.source or (source == known.source and seq > known.seq):
                 known.source, known.seq, known.ref = source, seq, ref
-            if fact.role != known.role and (rank := _role_rank(fact, seq)) > known.role_rank:
-                known.role, known.role_rank = fact.role, rank
+            role = fact.role
+            if role != known.role and _renames(known, role, fact.named, value, seq):
+                known.role, known.named, known.named_at = role, fact.named, seq
         return seq
 
     def entries(self) -> list[Entry]:
@@ -82,12 +85,25 @@ class Pool:
             cited = refs.get(r.ref)
             if cited is None:
                 cited = refs[r.ref] = (r.ref,)
-            out.append(Entry(SECTIONS[r.source], value, group=r.role, refs=cited, seq=r.seq))
+            out.append(value_entry(SECTIONS[r.source], value, r.role, cited, r.seq))
         return out
 
 
-def _role_rank(fact: Fact, seq: int) -> tuple[int, int, int]:
-    """A name from the data beats a shape; a field of many beats a single-valued setting;
-    then the newest name wins (rule 2)."""
-    named = fact.named and fact.role not in SHAPE_ROLES
-    return (int(named), int(named and not is_setting(fact.role, fact.value)), seq)
+def _renames(known: _Record, role: str, named: bool, value: str, seq: int) -> bool:
+    """Whether a mention of `value` as `role` names it better than `known` does (rule 2):
+    a name from the data beats a shape; a field of many beats a single-valued setting; then
+    the newer name wins. (`_role_rank` compared, a setting tested only between two names.)"""
+    named = named and role not in SHAPE_ROLES
+    if named != (known.named and known.role not in SHAPE_ROLES):
+        return named
+    if named:
+        many = not is_setting(role, value)
+        if many != (not is_setting(known.role, value)):
+            return many
+    return seq > known.named_at
+
+
+def _role_rank(role: str, named: bool, value: str, seq: int) -> tuple[int, int, int]:
+    """The rank of a role (rule 2): the larger wins (`_renames` is its comparison)."""
+    named = named and role not in SHAPE_ROLES
+    return (int(named), int(named and not is_setting(role, value)), seq)
