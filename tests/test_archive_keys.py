@@ -136,6 +136,16 @@ def test_seen_counts_second_sightings() -> None:
     assert not seen.again(Text("a"))  # forgotten when full
 
 
+def test_seen_forgets_in_place() -> None:
+    seen = Seen(4)
+    seen.again(Text("a"))
+    bits = seen._bits
+    clear_caches()  # the one fixed block is zeroed, not replaced: clearing allocates nothing
+    assert seen._bits is bits
+    assert not any(bits)
+    assert not seen.again(Text("a"))
+
+
 def _records(result: object) -> dict[str, str | None]:
     archive = result.archive  # type: ignore[attr-defined]
     return {ref: archive.store.get(ref) for ref in archive.refs()}

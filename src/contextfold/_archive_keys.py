@@ -234,7 +234,7 @@ class Seen:
 
     def clear(self) -> None:
         """Forget every glance."""
-        self._bits = bytearray(_BITS >> 3)  # a fresh zeroed block: faster than zeroing
+        self._bits[:] = bytes(len(self._bits))  # zeroed in place: it stays the one block
         self._count = 0
 
 
