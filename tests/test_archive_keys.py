@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contextfold._archive import Archivable, Archive, ref_of
 from contextfold._archive_keys import KeyedCache, Seen, key_of
@@ -124,6 +126,44 @@ def test_keyed_cache_is_bounded_and_cleared() -> None:
     assert cache.get(("k", 0)) is None
     clear_caches()
     assert len(cache) == 0
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 400)), max_size=200))
+def test_keyed_cache_holds_its_bounds_and_the_newest_value(adds: list[tuple[int, int]]) -> None:
+    cache: KeyedCache[int] = KeyedCache(16, limit=1_000)
+    for key, weight in adds:
+        cache.add(key, weight, weight)
+        assert len(cache) <= 16
+        assert cache.weight() <= 1_000
+        assert cache.weight() == sum(cache.get(k) or 0 for k in range(31))
+        assert cache.get(key) == weight  # the newest value always stays (it weighs <= limit)
+
+
+def test_keyed_cache_forgets_the_least_recently_used_weight_first() -> None:
+    cache: KeyedCache[str] = KeyedCache(100, limit=100)
+    for n in range(3):
+        cache.add(n, f"v{n}", 30)
+    assert cache.get(0) == "v0"  # 0 is now the most recently used
+    cache.add(3, "v3", 30)  # 120 > 100: the oldest go until at most 87
+    assert cache.weight() == 60
+    assert cache.get(1) is None
+    assert cache.get(2) is None
+    assert cache.get(0) == "v0"
+    assert cache.get(3) == "v3"
+
+
+def test_the_archive_cache_is_bounded_in_characters() -> None:
+    from contextfold import _archive
+
+    clear_caches()
+    big = "x" * (_archive.KNOWN_CHARS // 4)
+    for n in range(12):  # each seen, then keyed: the cache may hold only four of these
+        item = Text(big + str(n))
+        for _ in range(2):
+            Archive().put(item)
+        assert _archive._KNOWN.weight() <= _archive.KNOWN_CHARS
+    assert len(_archive._KNOWN) <= 4
+    clear_caches()
 
 
 def test_seen_counts_second_sightings() -> None:

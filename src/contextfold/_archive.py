@@ -25,9 +25,10 @@ Rules:
    same bytes as `json.dumps` of its `_serialize` form); the record is derived from it.
 7. A memory store is handed what an item's content made the last time (its kind, probe-0
    reference, and what rule 5 keeps), from a bounded cache across archives and calls keyed
-   by content (`_archive_keys`; an item is keyed from its second sighting on): a stateless
-   caller re-sending a history serializes and hashes only what is new. Anything but a
-   clean probe 0 goes the whole way (rules 1-5).
+   by content (`_archive_keys`; an item is keyed from its second sighting on, and the
+   cache holds at most KNOWN_SIZE items and KNOWN_CHARS characters): a stateless caller
+   re-sending a history serializes and hashes only what is new. Anything but a clean
+   probe 0 goes the whole way (rules 1-5).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ item (about 560 bytes on the corpus) takes; shorter items are written at once (r
 KNOWN_SIZE: Final = 1 << 14
 """Items whose reference the cache keeps (rule 7): a re-sent history of 10,000 messages
 archives about 8,000."""
+KNOWN_CHARS: Final = 1 << 25
+"""Canonical characters of the items the cache keeps, at most (rule 7): what it holds alive
+stays near 32 MiB however large the items (the 10,000-message history: about 8 Mi)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +246,7 @@ class _Known(NamedTuple):
     """The canonical text when `kept` is None (a short item)."""
 
 
-_KNOWN: Final[KeyedCache[_Known]] = KeyedCache(KNOWN_SIZE)
+_KNOWN: Final[KeyedCache[_Known]] = KeyedCache(KNOWN_SIZE, KNOWN_CHARS)
 _SEEN: Final = Seen(2 * KNOWN_SIZE)
 
 
@@ -257,7 +261,7 @@ def _known(item: Archivable) -> _Known | None:
         kept = _kept(item, len(text))
         ref = reference(text.encode("utf-8", "surrogatepass"))
         known = _Known(kind, ref, kept, text if kept is None else None)
-        _KNOWN.add(key, known)
+        _KNOWN.add(key, known, len(text))
     return known
 
 

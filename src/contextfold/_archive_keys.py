@@ -12,7 +12,8 @@ Rules:
    model object where JSON has none, nesting past MAX_DEPTH) has no key (None): it is
    archived as before, uncached. Nothing here raises past `key_of`.
 4. A string is its own key (no tuple is ever equal to it).
-5. `KeyedCache` holds values by key, bounded and emptied by `clear_caches`, thread-safe as
+5. `KeyedCache` holds values by key, bounded in number and in weight (the archive weighs
+   an item by its characters) and emptied by `clear_caches`, thread-safe as
    `ContentCache` is: values are immutable, a race only computes one twice.
 6. A key costs about half what it saves, so the archive makes one only for what it met
    before: `Seen` marks a cheap fingerprint (`glance`) of every item it is shown in a
@@ -23,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
+from contextlib import suppress
 from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar, cast
@@ -243,35 +245,65 @@ _BITS: Final = 1 << 20
 
 
 class KeyedCache(Generic[V]):
-    """At most `size` values by key, the least recently used forgotten first (an eighth of
-    them at once when full, as `ContentCache`); `clear_caches` empties it."""
+    """At most `size` values by key and at most `limit` weight in all (each value weighs
+    what `add` is told: the archive gives characters, so a few huge items cannot hold a
+    process's memory), the least recently used forgotten first (an eighth of them at once
+    when full, as `ContentCache`); `clear_caches` empties it."""
 
-    __slots__ = ("_data", "size")
+    __slots__ = ("_data", "_weight", "limit", "size")
 
-    def __init__(self, size: int) -> None:
-        self._data: dict[Hashable, V] = {}
-        """In use order, oldest first."""
+    def __init__(self, size: int, limit: int | None = None) -> None:
+        self._data: dict[Hashable, tuple[V, int]] = {}
+        """Value and weight by key, in use order, oldest first."""
+        self._weight = 0
+        """The weights in `_data`, summed (recounted whenever weight is forgotten)."""
         self.size = size
+        self.limit = size if limit is None else limit
         on_clear(self.clear)
 
     def get(self, key: Hashable) -> V | None:
         """The value under `key` (now the most recently used), or None."""
         data = self._data
         found = data.pop(key, None)
-        if found is not None:
-            data[key] = found
-        return found
+        if found is None:
+            return None
+        data[key] = found
+        return found[0]
 
-    def add(self, key: Hashable, value: V) -> None:
-        """Keep `value` under `key`."""
+    def add(self, key: Hashable, value: V, weight: int = 1) -> None:
+        """Keep `value` under `key`, weighing `weight`."""
         data = self._data
-        data[key] = value
-        if len(data) > self.size:
-            _forget_oldest(data, len(data) - self.size + self.size // 8)
+        old = data.pop(key, None)  # a value added again moves to the newest end
+        data[key] = (value, weight)
+        self._weight += weight - (0 if old is None else old[1])
+        if len(data) > self.size or self._weight > self.limit:
+            self._forget()
+
+    def _forget(self) -> None:
+        """Over `size`, the oldest eighth; over `limit`, the oldest until the weight is at
+        most seven eighths of it. A thread that changes the dict meanwhile stops the pass
+        (the next `add` goes on); the weight is recounted."""
+        data = self._data
+        with suppress(RuntimeError):
+            if len(data) > self.size:
+                _forget_oldest(data, len(data) - self.size + self.size // 8)
+            excess = sum(w for _, w in data.values()) - self.limit * 7 // 8
+            if excess > 0:
+                for key, (_, weight) in list(data.items()):
+                    if excess <= 0:
+                        break
+                    data.pop(key, None)
+                    excess -= weight
+            self._weight = sum(w for _, w in list(data.values()))
 
     def __len__(self) -> int:
         return len(self._data)
 
+    def weight(self) -> int:
+        """The weight held."""
+        return self._weight
+
     def clear(self) -> None:
         """Forget every value."""
         self._data.clear()
+        self._weight = 0
