@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from contextfold._content_cache import SHORT, ContentCache, clear_caches, content_key
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold._content_cache import SHORT, ContentCache, TextMemo, clear_caches, content_key
 
 
 def test_same_content_computed_once() -> None:
@@ -129,3 +132,46 @@ def _recorder(calls: list[str]) -> Callable[[str], int]:
         return len(text)
 
     return make
+
+
+@given(st.lists(st.text(alphabet="abc", max_size=40), max_size=300))
+def test_a_text_memo_holds_both_bounds_and_answers_right(texts: list[str]) -> None:
+    memo = TextMemo(len, size=16, chars=100)
+    for text in texts:
+        assert memo[text] == len(text)
+        assert len(memo) <= 16
+        assert sum(map(len, memo)) <= 100
+        assert text in memo  # the text just counted stays (one text is at most 40 chars)
+
+
+def test_a_text_memo_forgets_the_oldest_counted_first() -> None:
+    calls: list[str] = []
+
+    def make(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    memo = TextMemo(make, size=100, chars=80)
+    for text in ("a" * 30, "b" * 30, "c" * 10):
+        memo[text]
+    memo["a" * 30]  # a hit: no call, and (first counted) still the oldest
+    memo["d" * 30]  # 100 > 80: the oldest go until an eighth of the 80 is free (70 held)
+    assert list(memo) == ["b" * 30, "c" * 10, "d" * 30]
+    assert calls == ["a" * 30, "b" * 30, "c" * 10, "d" * 30]
+
+
+def test_a_counters_count_cache_is_bounded_in_characters() -> None:
+    import contextfold as cf
+    from contextfold._tokens import _accounting
+
+    counter = cf.HeuristicCounter()
+    memo = counter._acct.count_text.__self__  # type: ignore[attr-defined]
+    assert isinstance(memo, TextMemo)
+    assert memo.chars == _accounting.CACHE_CHARS
+    memo.chars = 1_000  # the same bound, small enough to reach here
+    for n in range(100):
+        counter.count_text(f"text number {n} " * 5)
+    assert sum(map(len, memo)) <= 1_000
+    assert counter.count_text("text number 3 " * 5) == cf.HeuristicCounter().count_text(
+        "text number 3 " * 5
+    )

@@ -11,6 +11,11 @@ Rules:
 4. A value of a short key read again and again (a word, a sentence, a statement) is kept
    in a `Memo`, keyed by the key itself: a plain dict, so a hit is one lookup in C and an
    entry costs no LRU links; a full memo forgets everything at once (still bounded).
+5. A counter's per-text counts are a `TextMemo`: keyed by the texts themselves (a hit is
+   one lookup in C, the text's hash already cached on it), so it is bounded in characters
+   as well as texts: a counter kept for the life of a process (`counter_for`, a proxy's)
+   holds at most `chars` characters of texts alive, the oldest counted forgotten first (an
+   eighth of the bound at once). It belongs to its counter: `clear_caches` does not hold it.
 """
 
 from __future__ import annotations
@@ -105,6 +110,48 @@ class Memo(dict[K, V]):
             self.clear()
         self[key] = value
         return value
+
+
+class TextMemo(dict[str, V]):
+    """`make(text)` by the text itself, at most `size` texts and `chars` characters of them
+    (rule 5); call it through `memo.__getitem__` (a C method: a hit runs no Python code)."""
+
+    __slots__ = ("_held", "_make", "chars", "size")
+
+    def __init__(self, make: Callable[[str], V], size: int, chars: int) -> None:
+        super().__init__()
+        self._make = make
+        self.size = size
+        self.chars = chars
+        self._held = 0
+        """Characters of the texts held (recounted whenever texts are forgotten)."""
+
+    def __missing__(self, text: str) -> V:
+        value = self._make(text)
+        self[text] = value
+        self._held += len(text)
+        if len(self) > self.size or self._held > self.chars:
+            self._forget()
+        return value
+
+    def _forget(self) -> None:
+        """The oldest counted first, until an eighth of each bound is free. A thread that
+        changes the memo meanwhile stops the pass (the next miss goes on)."""
+        with suppress(RuntimeError):
+            over = len(self) - self.size
+            texts = over + self.size // 8 if over > 0 else 0
+            over = self._held - self.chars
+            chars = over + self.chars // 8 if over > 0 else 0
+            gone: list[str] = []
+            for text in self:
+                if texts <= 0 and chars <= 0:
+                    break
+                gone.append(text)
+                texts -= 1
+                chars -= len(text)
+            for text in gone:
+                self.pop(text, None)
+            self._held = sum(map(len, list(self)))
 
 
 def on_clear(clear: Callable[[], None]) -> None:

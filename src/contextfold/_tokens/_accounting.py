@@ -26,9 +26,9 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import assert_never
+from typing import Final, assert_never
 
-from .._content_cache import on_clear
+from .._content_cache import TextMemo, on_clear
 from .._messages import (
     Card,
     Conversation,
@@ -52,6 +52,9 @@ __all__ = ["Accountant", "count_conversation", "fixed_overhead", "runs_of_non_sp
 
 DEFAULT_CACHE_SIZE = 1 << 18
 """Distinct texts remembered: a 50,000-message history has about 90,000 (bench/speed.py)."""
+CACHE_CHARS: Final = 1 << 25
+"""Characters of the texts remembered, at most: a counter kept for the life of a process
+holds about 32 MiB of texts alive at most (the 10,000-message history is 9 Mi)."""
 
 
 class Accountant:
@@ -76,7 +79,9 @@ class Accountant:
         def floored(text: str) -> int:
             return math.ceil(floor_text(text) * scale) if floor_text and text else 0
 
-        self.count_text: Callable[[str], int] = lru_cache(maxsize=cache_size)(scaled)
+        self.count_text: Callable[[str], int] = TextMemo(
+            scaled, cache_size, CACHE_CHARS
+        ).__getitem__
         self.floor_text: Callable[[str], int] = floored
         self.overheads = overheads
         self.images = images
