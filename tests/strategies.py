@@ -104,3 +104,30 @@ wide_messages = st.builds(
     name=st.none() | wide_texts,
     extras=wide_extras,
 )
+
+
+def glued(
+    pieces: list[str], glue: tuple[str, ...], *, piece_size: int, max_size: int
+) -> st.SearchStrategy[str]:
+    """Texts made of `pieces` (or short random text) each followed by one of `glue`: the
+    words and separators a fast pattern must treat as its plain form does."""
+    parts = st.lists(st.sampled_from(pieces) | st.text(max_size=piece_size), max_size=max_size)
+    return parts.flatmap(
+        lambda ps: st.lists(st.sampled_from(glue), min_size=len(ps), max_size=len(ps)).map(
+            lambda gs: "".join(p + g for p, g in zip(ps, gs, strict=True))
+        )
+    )
+
+
+def json_data(
+    keys: list[str], leaves: st.SearchStrategy[object], *, width: int, max_leaves: int
+) -> st.SearchStrategy[object]:
+    """JSON values: `leaves` nested in lists (up to `width` items) and objects keyed by `keys`."""
+    return st.recursive(
+        leaves,
+        lambda inner: (
+            st.lists(inner, max_size=width)
+            | st.dictionaries(st.sampled_from(keys), inner, max_size=max(1, width // 5))
+        ),
+        max_leaves=max_leaves,
+    )

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from contextfold._statements import _card, _cues, _facts, _kinds, _shapes
 
+from ..strategies import glued
+
 _SPACED = re.compile(
     r"""
     (?=[JFMASOND\d])
@@ -132,11 +134,7 @@ _PIECES = (
     "%",
 )
 _GLUE = (" ", "", "  ", "\t", "\u00a0", ", ", ". ", '." ', "\n")
-texts = st.lists(st.sampled_from(_PIECES) | st.text(max_size=4), max_size=16).flatmap(
-    lambda parts: st.lists(st.sampled_from(_GLUE), min_size=len(parts), max_size=len(parts)).map(
-        lambda glue: "".join(p + g for p, g in zip(parts, glue, strict=True))
-    )
-)
+texts = glued(list(_PIECES), _GLUE, piece_size=4, max_size=16)
 
 
 def _found(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], str | None]]:

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from contextfold._statements import _facts
 from contextfold._statements._facts import json_leaves, scalar_text
 
+from ..strategies import json_data
+
 
 def plain_leaves(data: object) -> list[tuple[str, object]]:
     """The plain form: one call per node, the whole path carried."""
@@ -44,13 +46,9 @@ def _plain_key(
         out.append((_facts._role(many), f"{key}={scalar_text(child)}"))
 
 
-_KEYS = st.sampled_from(["id", "user_id", "flights", "date", "X1", "SFO", "a", "b_c", "9", ""])
+_KEYS = ["id", "user_id", "flights", "date", "X1", "SFO", "a", "b_c", "9", ""]
 _SCALARS = st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats() | st.text(max_size=4)
-_DATA = st.recursive(
-    _SCALARS,
-    lambda inner: st.lists(inner, max_size=40) | st.dictionaries(_KEYS, inner, max_size=8),
-    max_leaves=900,
-)
+_DATA = json_data(_KEYS, _SCALARS, width=40, max_leaves=900)
 
 
 @settings(max_examples=400)

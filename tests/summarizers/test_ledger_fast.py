@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from contextfold._summarizers import _ledger_bound, _ledger_sentences, _ledger_text, _ledger_values
 
+from ..strategies import glued
+
 _NEEDS_QUOTES = re.compile(r', |: |; |^"|\)$|^\s|\s$|^$|\n')
 _PIECES = st.sampled_from(("a", ", ", ": ", "; ", ",", ":", '"', ")", " ", "\n", "\t", "\u2003"))
 values = st.lists(_PIECES | st.text(max_size=3), max_size=8).map("".join)
@@ -199,11 +201,7 @@ _WORDS = (
     "a-b",
 )
 _GLUE = (" ", "", ".", "?", "\n", "_", "x", "é", ", ")
-sentences = st.lists(st.sampled_from(_WORDS) | st.text(max_size=3), max_size=10).flatmap(
-    lambda parts: st.lists(st.sampled_from(_GLUE), min_size=len(parts), max_size=len(parts)).map(
-        lambda glue: "".join(p + g for p, g in zip(parts, glue, strict=True))
-    )
-)
+sentences = glued(list(_WORDS), _GLUE, piece_size=3, max_size=10)
 
 
 @given(sentences)

@@ -19,6 +19,7 @@ from contextfold._summarizers._ledger_reading import (
 from contextfold._summarizers._ledger_text import parse, render
 from contextfold._summarizers._ledger_values import AGENT, TOOL, USER
 
+from ..strategies import json_data
 from .test_ledger import agent, call, ref, result, user
 
 EVERYTHING = Reading((1 << 40, 1 << 40, 1 << 40))
@@ -148,7 +149,7 @@ def test_a_result_whose_call_was_not_read_still_names_its_tool() -> None:
     assert errors == ["fetch_order: Error: order service unavailable"]
 
 
-_LEAF_KEYS = st.sampled_from(["id", "user_id", "flights", "date", "X1", "price", "codes", "a"])
+_LEAF_KEYS = ["id", "user_id", "flights", "date", "X1", "price", "codes", "a"]
 _LEAVES = (
     st.none()
     | st.booleans()
@@ -156,11 +157,7 @@ _LEAVES = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text("ab1.\n -", max_size=6)
 )
-_DATA = st.recursive(
-    _LEAVES,
-    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(_LEAF_KEYS, inner, max_size=6),
-    max_leaves=400,
-)
+_DATA = json_data(_LEAF_KEYS, _LEAVES, width=30, max_leaves=400)
 
 
 @settings(max_examples=300)
