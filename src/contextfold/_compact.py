@@ -17,6 +17,8 @@ Rules:
 5. Types: `compact(payload: P) -> CompactResult[P]`, so a typed caller's message list
    (e.g. the SDK's TypedDicts) goes back to the SDK without casts. SDK objects given as
    input come back as their plain JSON form (what the SDK call also accepts).
+6. Reading the payload and writing the result run with the garbage collector paused, as
+   the flow's steps do (`_engine/_collector`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Generic, TypeVar, cast
 from ._adapters import Format, item_count, parse_plain, render, validate_plain
 from ._adapters._sdk import to_plain
 from ._archive import Archive
+from ._engine._collector import paused
 from ._engine._counting import (
     counter_name,
     default_summarizer,
@@ -227,24 +230,24 @@ def compact(
     Raises:
         BudgetUnreachable: with `strict=True`, when the result does not fit.
     """
-    job = _job(
-        payload,
-        budget,
-        model=model,
-        format=format,
-        summarizer=summarizer,
-        counter=counter,
-        archive=archive,
-        pins=pins,
-        droppable=droppable,
-        policy=policy,
-        options=options,
-    )
+    with paused():
+        job = _job(
+            payload,
+            budget,
+            model=model,
+            format=format,
+            summarizer=summarizer,
+            counter=counter,
+            archive=archive,
+            pins=pins,
+            droppable=droppable,
+            policy=policy,
+            options=options,
+        )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
-    return _checked(
-        _finish(job, payload, run(flow, job.summarizer, _deadline(job), archive=job.archive)),
-        strict,
-    )
+    outcome = run(flow, job.summarizer, _deadline(job), archive=job.archive)
+    with paused():
+        return _checked(_finish(job, payload, outcome), strict)
 
 
 async def acompact(
@@ -263,19 +266,21 @@ async def acompact(
     **options: object,
 ) -> CompactResult[P]:
     """Awaitable `compact`: summaries come from `asummarize` when the summarizer has it."""
-    job = _job(
-        payload,
-        budget,
-        model=model,
-        format=format,
-        summarizer=summarizer,
-        counter=counter,
-        archive=archive,
-        pins=pins,
-        droppable=droppable,
-        policy=policy,
-        options=options,
-    )
+    with paused():
+        job = _job(
+            payload,
+            budget,
+            model=model,
+            format=format,
+            summarizer=summarizer,
+            counter=counter,
+            archive=archive,
+            pins=pins,
+            droppable=droppable,
+            policy=policy,
+            options=options,
+        )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
     outcome = await arun(flow, job.summarizer, _deadline(job), archive=job.archive)
-    return _checked(_finish(job, payload, outcome), strict)
+    with paused():
+        return _checked(_finish(job, payload, outcome), strict)

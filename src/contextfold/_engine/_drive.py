@@ -13,6 +13,8 @@ Rules:
    request and never answers cannot hold the turn (nor, being a daemon, the process's
    exit); an async one is awaited with a timeout and cancelled.
 5. Storage warnings the archive raised during the compaction join the report's warnings.
+6. Each step of the flow, and the ledger, runs with the garbage collector paused
+   (`_collector`); a summarizer's call and its wait do not.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from .._summarizers._ledger import LedgerSummarizer
 from .._summarizers._protocol import Summarizer, SummaryRequest, SummaryResult
+from ._collector import paused
 from ._flow import Outcome
 
 if TYPE_CHECKING:
@@ -94,9 +97,12 @@ def run(
     """Drive `flow` to its outcome with a sync summarizer, within `deadline` seconds."""
     budget = _Budget(deadline, clock, archive)
     try:
-        request = next(flow)
+        with paused():
+            request = next(flow)
         while True:
-            request = flow.send(_ask(summarizer, request, budget))
+            answer = _ask(summarizer, request, budget)
+            with paused():
+                request = flow.send(answer)
     except StopIteration as stop:
         outcome: Outcome = stop.value
         return _finish(outcome, budget)
@@ -112,9 +118,12 @@ async def arun(
     """Drive `flow`, awaiting `asummarize` when the summarizer has it, within `deadline`."""
     budget = _Budget(deadline, clock, archive)
     try:
-        request = next(flow)
+        with paused():
+            request = next(flow)
         while True:
-            request = flow.send(await _aask(summarizer, request, budget))
+            answer = await _aask(summarizer, request, budget)
+            with paused():
+                request = flow.send(answer)
     except StopIteration as stop:
         outcome: Outcome = stop.value
         return _finish(outcome, budget)
@@ -123,7 +132,8 @@ async def arun(
 def _ask(summarizer: Summarizer, request: SummaryRequest, budget: _Budget) -> SummaryResult:
     try:
         if isinstance(summarizer, LedgerSummarizer):
-            return summarizer.summarize(request)
+            with paused():
+                return summarizer.summarize(request)
         if budget.left() <= 0:
             return budget.missed(summarizer, request)
         if budget.left() == NO_DEADLINE:

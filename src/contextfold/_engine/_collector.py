@@ -1,0 +1,59 @@
+"""CPython's cyclic garbage collector, held off while a compaction computes.
+
+Rules:
+1. A compaction's CPU steps (parsing, planning, applying, the embedded ledger, rendering)
+   allocate hundreds of thousands of short-lived objects that form no cycles; each 700
+   allocations the collector would walk them, and every few hundred thousand it walks the
+   caller's whole heap. `paused()` disables it for the duration of one such step, so
+   the objects are freed by reference counting as always and nothing is walked.
+2. Never across a wait: a summarizer's network call, a thread joined until a deadline or
+   an `await` runs with the collector as the caller left it (the drivers pause around
+   each step of the flow, not around the call).
+3. Overlapping steps (threads, nesting) count one another: the collector is disabled by
+   the first to enter, and enabled again by the last to leave, only if it was enabled
+   when the first entered. A caller who disabled it finds it disabled afterwards.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from types import TracebackType
+from typing import Final
+
+
+class _Paused:
+    """Context manager for rule 3: a depth count under a lock."""
+
+    __slots__ = ("_depth", "_lock", "_restore")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._restore = False
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._restore = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._restore:
+                gc.enable()
+
+
+_PAUSED: Final = _Paused()
+
+
+def paused() -> _Paused:
+    """The collector disabled until the block ends (rules 1 and 3)."""
+    return _PAUSED
