@@ -11,7 +11,7 @@ import pytest
 
 import contextfold as cf
 from contextfold import SummaryRequest, SummaryResult
-from contextfold._engine._collector import paused
+from contextfold._engine._collector import _Paused, paused
 from contextfold.testing import FakeSummarizer
 
 
@@ -111,3 +111,30 @@ def test_overlapping_pauses_restore_it_when_the_last_one_ends() -> None:
     with paused(), paused():
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_overlapping_pauses_that_never_end_still_collect() -> None:
+    held = _Paused(longest=-1.0)  # rule 4, no grace: every overlapped exit collects
+    runs: list[str] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(phase)
+
+    gc.callbacks.append(watch)
+    try:
+        with held:
+            with held:
+                assert not gc.isenabled()
+            assert runs  # the inner exit collected, the outer step still inside
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        runs.clear()
+        with held, held:
+            pass
+        long_enough = _Paused()
+        with long_enough, long_enough:
+            pass
+    finally:
+        gc.callbacks.remove(watch)
+    assert len(runs) == 1  # only the rule-4 pause collected; a short overlap does not

@@ -12,30 +12,40 @@ Rules:
 3. Overlapping steps (threads, nesting) count one another: the collector is disabled by
    the first to enter, and enabled again by the last to leave, only if it was enabled
    when the first entered. A caller who disabled it finds it disabled afterwards.
+4. Overlapping steps never starve it: once it has been held off for `LONGEST` seconds on
+   end (a server whose compactions keep overlapping), each step that leaves while others
+   are still inside runs one full collection and the count starts again.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from types import TracebackType
 from typing import Final
 
+LONGEST: Final = 1.0
+"""Seconds the collector may be held off on end by overlapping steps (rule 4)."""
+
 
 class _Paused:
-    """Context manager for rule 3: a depth count under a lock."""
+    """Context manager for rules 3 and 4: a depth count under a lock."""
 
-    __slots__ = ("_depth", "_lock", "_restore")
+    __slots__ = ("_depth", "_lock", "_restore", "_since", "longest")
 
-    def __init__(self) -> None:
+    def __init__(self, longest: float = LONGEST) -> None:
+        self.longest = longest
         self._lock = threading.Lock()
         self._depth = 0
         self._restore = False
+        self._since = 0.0
 
     def __enter__(self) -> None:
         with self._lock:
             if self._depth == 0:
                 self._restore = gc.isenabled()
+                self._since = time.monotonic()
                 gc.disable()
             self._depth += 1
 
@@ -47,8 +57,15 @@ class _Paused:
     ) -> None:
         with self._lock:
             self._depth -= 1
-            if self._depth == 0 and self._restore:
-                gc.enable()
+            if self._depth == 0:
+                if self._restore:
+                    gc.enable()
+                return
+            starved = self._restore and time.monotonic() - self._since > self.longest
+            if starved:
+                self._since = time.monotonic()
+        if starved:  # rule 4, outside the lock: the others go on meanwhile
+            gc.collect()
 
 
 _PAUSED: Final = _Paused()
