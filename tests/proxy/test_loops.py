@@ -26,8 +26,8 @@ def _compactions(running: object) -> float:
 def test_openai_chat_300_turns(upstream: Upstream, make_proxy: ProxyFactory) -> None:
     upstream.recall_every = 5
     running = make_proxy()
-    client = openai.OpenAI(base_url=running.url + "/v1", api_key="sk-test", max_retries=0)
-    run = agents.chat(client, TURNS)
+    with openai.OpenAI(base_url=running.url + "/v1", api_key="sk-test", max_retries=0) as client:
+        run = agents.chat(client, TURNS)
     assert len(run.calls) == TURNS
     assert_healthy_loop(upstream, _compactions(running), TURNS)
 
@@ -35,7 +35,7 @@ def test_openai_chat_300_turns(upstream: Upstream, make_proxy: ProxyFactory) -> 
 def test_anthropic_streaming_300_turns(upstream: Upstream, make_proxy: ProxyFactory) -> None:
     upstream.recall_every = 5
     running = make_proxy()
-    client = anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
-    run = agents.claude(client, TURNS, stream=True)
+    with anthropic.Anthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0) as client:
+        run = agents.claude(client, TURNS, stream=True)
     assert len(run.calls) == TURNS
     assert_healthy_loop(upstream, _compactions(running), TURNS)

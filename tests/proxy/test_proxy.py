@@ -58,7 +58,7 @@ def test_upstream_errors_come_back_unchanged(upstream: Upstream, make_proxy: Pro
     upstream.windows["mystery-model"] = 200  # the proxy knows no window for it
     running = make_proxy()
     client = openai.OpenAI(base_url=running.url + "/v1", api_key="sk-test", max_retries=0)
-    with pytest.raises(openai.BadRequestError) as caught:
+    with client, pytest.raises(openai.BadRequestError) as caught:
         client.chat.completions.create(
             model="mystery-model",
             messages=[{"role": "user", "content": agents.file_text("big")}],
@@ -139,7 +139,8 @@ def test_an_unreachable_upstream_is_a_502_in_the_provider_shape(make_proxy: Prox
 
 def test_health_and_metrics(upstream: Upstream, make_proxy: ProxyFactory) -> None:
     running = make_proxy()
-    agents.chat(openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0), 6)
+    with openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0) as client:
+        agents.chat(client, 6)
     assert httpx.get(f"{running.url}/healthz").json() == {"status": "ok", "sessions": 1}
     text = httpx.get(f"{running.url}/metrics").text
     for name in (
@@ -159,8 +160,8 @@ def test_streams_are_relayed_as_they_arrive(
     folded: bool, upstream: Upstream, make_proxy: ProxyFactory
 ) -> None:
     running = make_proxy()
-    client = openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0)
-    run = agents.chat(client, 4 if folded else 1)  # warm: counters loaded, session known
+    with openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0) as client:
+        run = agents.chat(client, 4 if folded else 1)  # warm: counters loaded, session known
     assert bool(running.proxy.metrics.compactions._value.get()) is folded
     upstream.delay, upstream.text_every = 0.25, 1
     body = {**_chat_args(run.items), "stream": True}

@@ -35,6 +35,12 @@ def _aanthropic(running: Running) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(base_url=running.url, api_key="sk-ant-test", max_retries=0)
 
 
+def _run(client: Any, loop: Callable[..., agents.Run], **options: bool) -> agents.Run:
+    """Run a loop to its end and close its client (no socket left to the collector)."""
+    with client:
+        return loop(client, TURNS, **options)
+
+
 def _arun(client: Any, loop: Callable[..., Awaitable[agents.Run]], **options: bool) -> agents.Run:
     """Run an async loop to its end and close its client (no transport left unclosed)."""
 
@@ -46,15 +52,15 @@ def _arun(client: Any, loop: Callable[..., Awaitable[agents.Run]], **options: bo
 
 
 LOOPS: dict[str, Callable[[Running], agents.Run]] = {
-    "chat": lambda r: agents.chat(_openai(r), TURNS),
-    "chat-stream": lambda r: agents.chat(_openai(r), TURNS, stream=True),
+    "chat": lambda r: _run(_openai(r), agents.chat),
+    "chat-stream": lambda r: _run(_openai(r), agents.chat, stream=True),
     "chat-async": lambda r: _arun(_aopenai(r), agents.achat, stream=False),
     "chat-async-stream": lambda r: _arun(_aopenai(r), agents.achat, stream=True),
-    "responses": lambda r: agents.responses(_openai(r), TURNS),
-    "responses-stream": lambda r: agents.responses(_openai(r), TURNS, stream=True),
+    "responses": lambda r: _run(_openai(r), agents.responses),
+    "responses-stream": lambda r: _run(_openai(r), agents.responses, stream=True),
     "responses-async": lambda r: _arun(_aopenai(r), agents.aresponses),
-    "messages": lambda r: agents.claude(_anthropic(r), TURNS),
-    "messages-stream": lambda r: agents.claude(_anthropic(r), TURNS, stream=True),
+    "messages": lambda r: _run(_anthropic(r), agents.claude),
+    "messages-stream": lambda r: _run(_anthropic(r), agents.claude, stream=True),
     "messages-async": lambda r: _arun(_aanthropic(r), agents.aclaude, stream=False),
     "messages-async-stream": lambda r: _arun(_aanthropic(r), agents.aclaude, stream=True),
 }
