@@ -139,7 +139,8 @@ def _whole_shape(word: str) -> re.Match[str] | None:
         first = "A"
     else:
         first = ""
-    for pattern in _shapes_for(first, _MARKS.intersection(word), word.islower()):
+    key = (first, _MARKS.intersection(word), word.islower())
+    for pattern in _TRIED.get(key) or _shapes_for(*key):
         match = pattern.fullmatch(word)
         if match is not None:
             return match
