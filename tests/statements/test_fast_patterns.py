@@ -344,6 +344,7 @@ def _span(match: re.Match[str] | None) -> tuple[tuple[int, int], str | None] | N
 def test_shapes_table(word: str) -> None:
     assert _span(_shapes._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
     assert _found(_shapes._SHAPES, word) == _found(_SHAPES, word)
+    assert [(m.span(), m.lastgroup) for m in _shapes._inner(word)] == _found(_SHAPES, word)
 
 
 def _plain_shapes(word: str) -> list[tuple[str, str]]:
@@ -432,6 +433,11 @@ _TEXT_PIECES = (
     "\x1f",
     "\x0b",
     "\n",
+    "\x01",
+    "\ud800",
+    "\u3000",
+    "f()x",
+    "é()",
 )
 
 

@@ -213,6 +213,8 @@ def test_sentence_tests_are_the_plain_patterns(sentence: str) -> None:
     )
     assert _ledger_sentences.is_plan(sentence) == (_PLAN.search(sentence) is not None)
     assert (_ledger_sentences.DONE.search(sentence) is None) == (_DONE.search(sentence) is None)
+    low = sentence.lower()
+    assert _ledger_sentences.says_done(low) == (_ledger_sentences.DONE_LOW.search(low) is not None)
     assert (_ledger_sentences.BOILERPLATE.search(sentence) is None) == (
         _BOILERPLATE.search(sentence) is None
     )

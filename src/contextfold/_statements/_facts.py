@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import chain, islice
 from typing import Final
 
@@ -150,7 +150,20 @@ def _words_facts(text: str) -> Iterator[Fact]:
 def _read_word(word: str) -> tuple[Fact, ...]:
     """The shapes in one word."""
     found = shapes(word)
-    return tuple([Fact(role, value) for role, value in found]) if found else ()
+    return tuple([_shape_fact(role, value) for role, value in found]) if found else ()
+
+
+_SET_ROLE, _SET_VALUE, _SET_NAMED = (getattr(Fact, f.name).__set__ for f in fields(Fact))
+
+
+def _shape_fact(role: str, value: str) -> Fact:
+    """`Fact(role, value)`, each slot set once (the frozen `__init__` sets each through
+    `object.__setattr__` by name): words are read by the ten thousand."""
+    fact: Fact = object.__new__(Fact)
+    _SET_ROLE(fact, role)
+    _SET_VALUE(fact, value)
+    _SET_NAMED(fact, False)
+    return fact
 
 
 _word_facts: Final = Memo(_read_word, 1 << 16).__getitem__

@@ -11,8 +11,9 @@ Rules:
 3. Speed never changes what is found (as `_facts` rule 5 says): a word with no mark of
    any shape (_SHAPED) or too short for a value is not searched, bare digits are a
    `number` without matching, a word is matched whole only against the shapes that can
-   start as it does and find the characters they need in it (`_NEEDS`), and ASCII text
-   that needs none of _WORD's special cases is split into words in C.
+   start as it does and find the characters they need in it (`_NEEDS`) and searched
+   inside only for shapes that can find theirs (`_RARE`), and text with no URL and no
+   `,ddd` is split into words in C (a Python step per `()`, not per word).
    tests/statements/test_fast_patterns.py checks each against the plain form.
 """
 
@@ -93,6 +94,12 @@ _NEEDS: Final = {
 """Shapes that need one of these characters outside any optional part of their pattern
 (`Error`, `Exception` and `Warning` start with E or W): a word with none is not tried."""
 _MARKS: Final = frozenset("".join(_NEEDS.values()))
+_RARE: Final = "/-:@"
+"""Marks most words lack; the shapes that need one of them alone are left out of the
+search inside a word with none (`_inner`)."""
+_WITHOUT_RARE: Final = _alternation(
+    tuple(row for row in SHAPES if row[0] not in _NEEDS or not set(_NEEDS[row[0]]) <= set(_RARE))
+)
 _CAPITALS: Final = frozenset({"class", "code"})
 """Shapes that need an ASCII capital, which a word that `str.islower` has not."""
 _TRIED: Final[dict[tuple[str, frozenset[str], bool], tuple[re.Pattern[str], ...]]] = {}
@@ -132,7 +139,8 @@ def _whole_shape(word: str) -> re.Match[str] | None:
         first = "A"
     else:
         first = ""
-    for pattern in _shapes_for(first, _MARKS.intersection(word), word.islower()):
+    key = (first, _MARKS.intersection(word), word.islower())
+    for pattern in _TRIED.get(key) or _shapes_for(*key):
         match = pattern.fullmatch(word)
         if match is not None:
             return match
@@ -172,11 +180,33 @@ _MAX_VALUE: Final = 160
 
 
 def words(text: str) -> list[str]:
-    """`_WORD.findall(text)`, split in C where that is the same (rule 3): ASCII text with
-    no URL, no `()` and no `,ddd` is its runs of characters that are not separators."""
-    if not text.isascii() or "http" in text or "()" in text or _THOUSANDS.search(text):
+    """`_WORD.findall(text)`, split in C where that is the same (rule 3): text with no URL
+    and no `,ddd` is its runs of characters that are not separators, each with the `()`
+    that touches it (`f()x` is `f()` and `x`; a `()` that touches no run is no word)."""
+    if "http" in text or _CALL in text or _THOUSANDS.search(text):
         return _WORD.findall(text)
-    return text.encode("ascii").translate(_SEPARATORS).decode("ascii").split()
+    if "()" not in text:
+        return _spaced(text).split()
+    *before, last = _spaced(text.replace("()", _CALL)).split(_CALL)
+    out: list[str] = []
+    for segment in before:
+        found = segment.split()
+        if segment and not segment[-1].isspace():
+            found[-1] += "()"
+        out += found
+    out += last.split()
+    return out
+
+
+_CALL: Final = "\x01"
+"""Stands for `()` while text is split: neither a space nor a separator."""
+
+
+def _spaced(text: str) -> str:
+    """`text` with each separator a space. The separators are ASCII, so this translates its
+    UTF-8 bytes (surrogates too), and `str.split` knows the spaces `\\s` does."""
+    data = text.encode("utf-8", "surrogatepass").translate(_SEPARATORS)
+    return data.decode("utf-8", "surrogatepass")
 
 
 def shapes(word: str) -> list[tuple[str, str]]:
@@ -189,7 +219,7 @@ def shapes(word: str) -> list[tuple[str, str]]:
     if stripped.isdigit() and stripped.isascii() and _MIN_VALUE <= len(stripped) <= _MAX_VALUE:
         return [("number", stripped)]  # no shape before `number` matches bare digits whole
     whole = _whole_shape(stripped)
-    matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
+    matches = [whole] if whole is not None else _inner(word)
     out: list[tuple[str, str]] = []
     for match in matches:
         role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
@@ -197,6 +227,18 @@ def shapes(word: str) -> list[tuple[str, str]]:
         if value is not None:
             out.append((role, value))
     return out
+
+
+def _inner(word: str) -> list[re.Match[str]]:
+    """`_SHAPES.finditer(word)` (rule 3): a shape that needs a mark the word lacks matches
+    nowhere in it, so leaving it out changes no match; the shapes that need one of _RARE
+    (paths, slugs, tests, e-mails), which cost the most on a long run of `[\\w.-]`, are
+    left out of the search inside a word with none."""
+    pattern = _WITHOUT_RARE if _RARE_CHARS.isdisjoint(word) else _SHAPES
+    return list(pattern.finditer(word))
+
+
+_RARE_CHARS: Final = frozenset(_RARE)
 
 
 def _clean(raw: str, role: str) -> str | None:

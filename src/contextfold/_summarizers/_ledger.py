@@ -41,7 +41,7 @@ from ._ledger_bound import bound
 from ._ledger_carried import carried_test
 from ._ledger_extract import Extraction, extract
 from ._ledger_reading import Reading, reading
-from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, parse
+from ._ledger_text import FIX_ARROW, ORDER, VALUES, Entry, Section, entry_key, parse
 from ._protocol import SummaryRequest, SummaryResult
 
 __all__ = ["LedgerSummarizer", "estimate_tokens"]
@@ -203,17 +203,18 @@ def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     ordered.extend(found.entries)
     by_key: dict[str, Entry] = {}
     for entry in ordered:
-        key = entry.key
-        by_key[key] = _closest_source(by_key.get(key), entry)
+        key = entry_key(entry.section, entry.group, entry.text)
+        known = by_key.get(key)
+        by_key[key] = entry if known is None else _closest_source(known, entry)
     merged = list(by_key.values())
     merged = _close_goals(merged, found.completions)
     return _fix_errors(merged, found)
 
 
-def _closest_source(known: Entry | None, entry: Entry) -> Entry:
+def _closest_source(known: Entry, entry: Entry) -> Entry:
     """`entry`, moved to the section of the same value said by someone closer to the user
     (the user, then the agent, then tool output) when that is where it was known from."""
-    if known is None or known.text != entry.text:
+    if known.text != entry.text:
         return entry
     if (
         known.section in VALUES

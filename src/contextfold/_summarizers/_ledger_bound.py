@@ -286,7 +286,9 @@ _MIN_COST: Final = 3
 """No entry costs less than this many tokens (`, x` plus a little)."""
 _MISSES: Final = 256
 """Stop trying after this many entries in a row did not fit."""
-_LONGEST_REF: Final = "r" + "f" * 10
+_LONGEST_REFS: Final = ref_suffix(["r" + "f" * 10])
+"""The refs of a line whose ref is not known yet, at their longest."""
+_TITLE_LINES: Final = {section: f"## {title}\n" for section, title in TITLES.items()}
 
 
 class _Fill:
@@ -304,10 +306,12 @@ class _Fill:
 
     def take(self, entry: Entry) -> bool:
         """Add `entry` if its cost fits; True when it was added."""
-        grouped = entry.section in GROUPED
-        label = (entry.section, entry.group)
-        extra = 0 if entry.section in self.titles else self.count(f"## {TITLES[entry.section]}\n")
-        if grouped and label not in self.labels:
+        section = entry.section
+        grouped = section in GROUPED
+        label = (section, entry.group)
+        new_label = grouped and label not in self.labels
+        extra = 0 if section in self.titles else self.count(_TITLE_LINES[section])
+        if new_label:
             extra += self._label_cost(entry)
         if self.used + extra > self.budget:
             return False  # its own text costs more on top: not measured (counts are >= 0)
@@ -317,10 +321,10 @@ class _Fill:
         if self.used + extra > self.budget:
             return False
         self.used += extra
-        self.titles.add(entry.section)
-        if grouped and label not in self.labels:
+        self.titles.add(section)
+        if new_label:
             self.labels.add(label)
-            self.roles[entry.section] = self.roles.get(entry.section, 0) + 1
+            self.roles[section] = self.roles.get(section, 0) + 1
         if not grouped:
             self.said = f"{self.said}\n{entry.text}"
         return True
@@ -330,9 +334,9 @@ class _Fill:
         new file line with its ref."""
         if entry.section in VALUES:
             line = self.roles.get(entry.section, 0) % ROLES_PER_LINE == 0
-            start = self.count(f"- {ref_suffix([_LONGEST_REF])}\n") if line else 0
+            start = self.count(f"- {_LONGEST_REFS}\n") if line else 0
             return start + self.count(f"; {quote(entry.group)}: ")
-        refs = ref_suffix(entry.refs[-1:]) if entry.refs else ref_suffix([_LONGEST_REF])
+        refs = ref_suffix(entry.refs[-1:]) if entry.refs else _LONGEST_REFS
         return self.count(f"- {quote(entry.group)}:{refs}\n")
 
 

@@ -62,12 +62,12 @@ from ._ledger_sentences import (
     DECISION,
     DECISION_LOW,
     DONE,
-    DONE_LOW,
     GREETING,
     STATED,
     VAGUE,
     is_plan,
     is_request,
+    says_done,
 )
 from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 from ._ledger_values import AGENT, TOOL, USER, Pool
@@ -118,7 +118,8 @@ class _Reader(Extraction):
     """Tool name by call id (the latest call wins when a provider re-uses an id)."""
     open_errors: list[int] = field(default_factory=list)
     """Indexes into `entries` of errors still waiting for the next action."""
-    last_action: Entry | None = None
+    last_action: tuple[str, str] | None = None
+    """(action, ref) of the latest tool call: the state entry is made once, at the end."""
     agent_texts: list[tuple[str, str, int]] = field(default_factory=list)
     """(text, ref, index) of each assistant text: the newest says what happens next."""
     seq: int = 0
@@ -245,7 +246,7 @@ def _assistant_text(out: _Reader, text: str, ref: str, index: int) -> None:
     out.agent_texts.append((text, ref, index))
     low = text.lower()
     decided = DECISION_LOW.search(low) is not None
-    done = DONE_LOW.search(low) is not None
+    done = says_done(low)
     if not (decided or done):
         return
     said = sentences(outside_quotes(text))
@@ -270,7 +271,7 @@ def _tool_call(out: _Reader, call: ToolCall, ref: str) -> None:
     out.calls[call.id] = call.name
     if call.name not in _QUIET_TOOLS:
         _addressed(out, clip(action, _NEXT_CLIP), ref)
-    out.last_action = Entry("state", f"{LAST_ACTION}{action}", refs=(ref,) if ref else ())
+    out.last_action = (action, ref)
     if call.name in _FINISH_TOOLS:
         out.completions.append(out.tick())
     _files(out, call.name, args, ref)
@@ -385,5 +386,7 @@ def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
             out.entries.append(Entry("state", joined, refs=(ref,) if ref else (), seq=seq))
             break
     if out.last_action is not None:
+        action, ref = out.last_action
         seq = (len(messages) + 1) * _SLOT
-        out.entries.append(Entry("state", out.last_action.text, refs=out.last_action.refs, seq=seq))
+        refs = (ref,) if ref else ()
+        out.entries.append(Entry("state", f"{LAST_ACTION}{action}", refs=refs, seq=seq))

@@ -161,27 +161,24 @@ def window(messages: tuple[Message, ...], limit: Reading) -> Window:
             continue
         walk.take(index, _costs(message), any(isinstance(p, Summary) for p in message.parts))
     agent, tool = (walk.oldest[k] if not walk.open[k] else 0 for k in (AGENT, TOOL))
-    unread = sorted({*walk.missed, *(i for i in range(stop) if i not in walk.extra)})
+    unread = sorted(set(walk.missed) | (set(range(stop)) - walk.extra))
     return Window(agent, tool, frozenset(walk.extra), tuple(unread))
 
 
 def _costs(message: Message) -> tuple[int, int, int]:
-    """The characters the reader looks at in `message`, by source (rule 2)."""
+    """The characters the reader looks at in `message`, by source (rule 2): what `source`
+    says of each part, told apart once."""
     costs = [0, 0, 0]
     for part in message.parts:
-        kind = source(message, part)
-        if kind is None or kind == ALWAYS:
-            continue
         match part:
             case Text():
-                size = len(part.text)
+                kind = _TEXT_SOURCES.get(message.role)
+                if kind is not None:
+                    costs[kind] += min(PART_CHARS, len(part.text))
             case ToolCall():
-                size = len(part.arguments)
+                costs[AGENT] += min(PART_CHARS, len(part.arguments))
             case ToolResult():
-                size = sum(len(part_text(p)) for p in part.parts)
-            case _:
-                size = 0
-        costs[kind] += min(PART_CHARS, size)
+                costs[TOOL] += min(PART_CHARS, sum(len(part_text(p)) for p in part.parts))
     return costs[USER], costs[AGENT], costs[TOOL]
 
 

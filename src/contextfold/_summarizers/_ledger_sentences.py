@@ -98,6 +98,16 @@ DONE_LOW: Final = re.compile(
     r"|\ball tests pass|\btask is complete"
 )
 """`DONE` for lowercased text (in its plain form, as `DECISION_LOW`)."""
+_DONE_NEEDS: Final = ("been ", "successfully ", "is now ", "all tests pass", "task is complete")
+"""What every `DONE_LOW` match holds: most messages hold none, and a substring test is a
+fraction of the search (rule 2)."""
+
+
+def says_done(low: str) -> bool:
+    """`DONE_LOW.search(low) is not None`, searched only when `low` holds a _DONE_NEEDS."""
+    return any(need in low for need in _DONE_NEEDS) and DONE_LOW.search(low) is not None
+
+
 BOILERPLATE: Final = re.compile(
     r"[lfahgLFAHG](?<!\w.)(?i:(?<=l)et me know|(?<=f)eel free|"
     r"(?<=a)ny (?:other|further|more) (?:questions|assistance)|(?<=a)nything else|"

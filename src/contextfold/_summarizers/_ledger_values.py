@@ -61,6 +61,7 @@ class Pool:
         the last number given."""
         self._mentions[source] += len(facts)
         records = self._records
+        known_before = len(records)
         for fact in facts:
             seq += 1
             value = fact.value
@@ -68,13 +69,13 @@ class Pool:
             if known is None:
                 if "\n" not in value and "\r" not in value and "\t" not in value:
                     records[value] = _Record(fact.role, fact.named, seq, source, seq, ref)
-                    self._values[source] += 1
                 continue
             if source < known.source or (source == known.source and seq > known.seq):
                 known.source, known.seq, known.ref = source, seq, ref
             role = fact.role
             if role != known.role and _renames(known, role, fact.named, value, seq):
                 known.role, known.named, known.named_at = role, fact.named, seq
+        self._values[source] += len(records) - known_before
         return seq
 
     def entries(self) -> list[Entry]:
