@@ -1,7 +1,8 @@
 """Apply a plan to the grouped messages: keep, prune, mask, fold or drop each unit.
 
 Rules:
-1. Units are applied whole and in order; survivors keep their relative order (I2).
+1. Units are applied whole and in order, each run of units with one action in one step (a
+   trimmed unit on its own); survivors keep their relative order (I2).
 2. Every payload that leaves (fold, drop) or shrinks (prune, mask) is archived first,
    and its reference is recorded for the report (I5). Counts come from these actions
    (one per marker made), never from what the text happens to contain.
@@ -10,8 +11,9 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Protocol
 
 from .._messages import Message, Part
@@ -83,7 +85,9 @@ def apply_plan(
     plan: Plan,
     tools: Tools,
 ) -> Applied:
-    """Carry out `plan` (rules 1-3)."""
+    """Carry out `plan` (rules 1-3) on `units`, which partition `body` in order."""
+    if len(units) != len(plan.actions):
+        raise ValueError(f"{len(plan.actions)} actions for {len(units)} units")
     out = Applied()
 
     def ref(item: Part) -> str:
@@ -91,13 +95,12 @@ def apply_plan(
         out.refs.append(value)
         return value
 
-    for k, (unit, action) in enumerate(zip(units, plan.actions, strict=True)):
-        span, where = body[unit.start : unit.stop], origins[unit.start : unit.stop]
+    for action, start, stop, allowance in _runs(units, plan):
+        span, where = body[start:stop], origins[start:stop]
         if action is Action.FOLD or action is Action.DROP:
             _remove(span, where, action is Action.FOLD, tools, out)
             continue
-        allowance = plan.allowance(k) if action is Action.TRIM else None
-        if action is Action.KEEP:  # the unit as it is, in one step
+        if action is Action.KEEP:
             out.messages.extend(span)
         elif allowance is not None:
             _trim(span, allowance, tools, ref, out)
@@ -108,6 +111,19 @@ def apply_plan(
         users = zip(span, where, strict=True)  # kept user messages: the card reads them
         out.timeline.extend([(o, m, None) for m, o in users if o is not None and m.role == "user"])
     return out
+
+
+def _runs(units: Sequence[Unit], plan: Plan) -> Iterator[tuple[Action, int, int, int | None]]:
+    """(action, start, stop, allowance) of each maximal run of units with one action, as
+    message ranges, taken in one step; a unit the plan trims is a run of its own."""
+    k = 0
+    for action, run in groupby(plan.actions):
+        first, k = k, k + len(list(run))
+        if action is Action.TRIM and plan.allowances:
+            for j in range(first, k):
+                yield action, units[j].start, units[j].stop, plan.allowance(j)
+        else:
+            yield action, units[first].start, units[k - 1].stop, None
 
 
 def _remove(
