@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
+from json.encoder import encode_basestring
 from types import MappingProxyType
 
 import pytest
@@ -28,6 +29,7 @@ from contextfold import (
 from contextfold._messages import EMPTY
 from contextfold._serialize import (
     JSON_OPTIONS,
+    _quote,
     dump_conversation,
     dump_json,
     dump_message,
@@ -172,6 +174,11 @@ def test_each_shape_writer_writes_what_json_dumps_writes(
 ) -> None:
     item = data.draw(shape)
     assert _outcome(dump_json, item) == _outcome(reference_json, item)
+
+
+@given(wide_texts | st.text(st.characters(max_codepoint=0x7F)))
+def test_long_strings_are_quoted_as_json_quotes_them(text: str) -> None:
+    assert _quote(text) == encode_basestring(text)
 
 
 def test_json_options_are_the_canonical_ones() -> None:

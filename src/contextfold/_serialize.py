@@ -12,7 +12,8 @@ Rules:
 5. The common shapes (a message, text, tool call and tool result whose fields hold what
    the model says: strings, a bool, a tuple of parts, dict or empty extras) are written
    whole by their own writer, the same text in a few calls; anything else in a field
-   sends that object the general way (rule 4).
+   sends that object the general way (rule 4). Their long strings (texts, arguments) go
+   through json's ASCII escaper when they are ASCII without DEL: the same text, sooner.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring
+from json.encoder import encode_basestring, encode_basestring_ascii
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
@@ -194,6 +195,9 @@ def _write(obj: object, out: list[str]) -> None:
 
 def _array(values: tuple[object, ...]) -> str:
     """The JSON array of a tuple field: model objects field by field, others as is."""
+    if len(values) == 1:  # most often: written without a list
+        value = values[0]
+        return f"[{_WRITERS.get(type(value), _general)(value)}]"
     return f"[{','.join([_WRITERS.get(type(v), _general)(v) for v in values])}]"
 
 
@@ -213,36 +217,46 @@ def _extras_json(extras: object) -> str | None:
     return f'"extras":{_encode(extras if kind is dict else dict(extras))},'  # type: ignore[call-overload]
 
 
+def _quote(text: str) -> str:
+    """`encode_basestring(text)`; by the faster ASCII escaper when both write the same (ASCII
+    text without DEL, which only that one escapes): for the long strings, texts and
+    arguments."""
+    if text.isascii() and "\x7f" not in text:
+        return encode_basestring_ascii(text)
+    return encode_basestring(text)
+
+
 def _text_like(kind: str) -> Callable[[Any], str]:
     """The writer of a class whose fields are `extras`, `kind` and `text` (Text, Summary,
     Card)."""
     head = f'"kind":{encode_basestring(kind)},"text":'
 
     def write(part: Text | Summary | Card) -> str:
-        text, tag, extras = part.text, part.kind, _extras_json(part.extras)
+        text, tag = part.text, part.kind
+        extras = "" if part.extras is EMPTY else _extras_json(part.extras)
         if extras is None or type(text) is not str or type(tag) is not str or tag != kind:
             return _general(part)
-        return f"{{{extras}{head}{encode_basestring(text)}}}"
+        return f"{{{extras}{head}{_quote(text)}}}"
 
     return write
 
 
 def _tool_call(part: ToolCall) -> str:
     args, ident, name, tag = part.arguments, part.id, part.name, part.kind
-    extras = _extras_json(part.extras)
+    extras = "" if part.extras is EMPTY else _extras_json(part.extras)
     if extras is None or type(tag) is not str or tag != "tool_call":
         return _general(part)
     if type(args) is not str or type(ident) is not str or type(name) is not str:
         return _general(part)
     return (
-        f'{{"arguments":{encode_basestring(args)},{extras}"id":{encode_basestring(ident)},'
+        f'{{"arguments":{_quote(args)},{extras}"id":{encode_basestring(ident)},'
         f'"kind":"tool_call","name":{encode_basestring(name)}}}'
     )
 
 
 def _tool_result(part: ToolResult) -> str:
     call_id, parts, error, tag = part.call_id, part.parts, part.is_error, part.kind
-    head = _extras_json(part.extras)
+    head = "" if part.extras is EMPTY else _extras_json(part.extras)
     if head is None or type(call_id) is not str or type(parts) is not tuple:
         return _general(part)
     if type(tag) is not str or tag != "tool_result" or (error is not False and error is not True):
@@ -256,8 +270,8 @@ def _tool_result(part: ToolResult) -> str:
 
 
 def _message(message: Message) -> str:
-    role, parts, name = message.role, message.parts, message.name
-    head = _extras_json(message.extras)
+    role, parts, name, extras = message.role, message.parts, message.name, message.extras
+    head = "" if extras is EMPTY else _extras_json(extras)
     if head is None or type(role) is not str or type(parts) is not tuple:
         return _general(message)
     if name is not None:
