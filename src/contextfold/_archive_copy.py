@@ -52,7 +52,7 @@ def unchanging(item: Kept) -> bool:
     if isinstance(item, Message):  # exactly a Message, as `private_copy` takes
         return (
             type(item) is Message
-            and _plain_extras(item.extras)
+            and (item.extras is EMPTY or _plain_extras(item.extras))
             and all(map(_unchanging_part, item.parts))
         )
     return _unchanging_part(item)
@@ -60,8 +60,9 @@ def unchanging(item: Kept) -> bool:
 
 def _unchanging_part(part: Part) -> bool:
     if type(part) is ToolResult:
-        return _plain_extras(part.extras) and all(map(_unchanging_part, part.parts))
-    return type(part) in _LEAVES and _plain_extras(part.extras)
+        extras, parts = part.extras, part.parts
+        return (extras is EMPTY or _plain_extras(extras)) and all(map(_unchanging_part, parts))
+    return type(part) in _LEAVES and (part.extras is EMPTY or _plain_extras(part.extras))
 
 
 def private_copy(item: Kept) -> Kept | None:
