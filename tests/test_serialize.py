@@ -4,25 +4,32 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
+from json.encoder import encode_basestring
+from types import MappingProxyType
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextfold import (
+    Card,
     Conversation,
     Image,
     InvalidConversation,
     Message,
     Opaque,
     Part,
+    Summary,
     Text,
+    ToolCall,
     ToolResult,
     ToolSpec,
 )
 from contextfold._messages import EMPTY
 from contextfold._serialize import (
     JSON_OPTIONS,
+    _quote,
     dump_conversation,
     dump_json,
     dump_message,
@@ -32,7 +39,15 @@ from contextfold._serialize import (
     plain,
 )
 
-from .strategies import messages, wide_json, wide_messages, wide_parts, wide_texts
+from .strategies import (
+    messages,
+    parts,
+    wide_extras,
+    wide_json,
+    wide_messages,
+    wide_parts,
+    wide_texts,
+)
 
 
 @given(messages)
@@ -105,6 +120,65 @@ def reference_json(item: Message | Part) -> str:
 @given(wide_messages | wide_parts | _odd_fields)
 def test_json_text_is_json_dumps_of_the_dumped_form(item: Message | Part) -> None:
     assert dump_json(item) == reference_json(item)
+
+
+_kinds = st.sampled_from(["text", "summary", "card", "tool_call", "tool_result"]) | wide_json
+_any_extras = wide_extras | wide_extras.map(MappingProxyType) | wide_json
+_odd_texts = wide_texts | wide_json
+_SHAPES = (
+    messages | parts,
+    *(
+        st.builds(cls, _odd_texts, extras=_any_extras, kind=st.just(tag) | _kinds)
+        for cls, tag in ((Text, "text"), (Summary, "summary"), (Card, "card"))
+    ),
+    st.builds(
+        ToolCall,
+        _odd_texts,
+        _odd_texts,
+        _odd_texts,
+        extras=_any_extras,
+        kind=st.just("tool_call") | _kinds,
+    ),
+    st.builds(
+        ToolResult,
+        _odd_texts,
+        st.lists(wide_parts | wide_json, max_size=3).map(tuple) | st.lists(wide_parts, max_size=2),
+        is_error=st.booleans() | wide_json,
+        extras=_any_extras,
+        kind=st.just("tool_result") | _kinds,
+    ),
+    st.builds(
+        Message,
+        st.sampled_from(["user", "tool"]) | wide_json,
+        st.lists(wide_parts, max_size=3).map(tuple) | st.lists(wide_parts, max_size=2),
+        name=st.none() | _odd_texts,
+        extras=_any_extras,
+    ),
+)
+"""The shapes with their own writer (rule 5), with every field now and then of a kind that
+writer does not take (a wrong kind, a non-string, a list of parts, odd extras)."""
+
+
+def _outcome(write: Callable[[Message | Part], str], item: Message | Part) -> str:
+    try:
+        return write(item)
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+@settings(max_examples=200)
+@given(data=st.data())
+def test_each_shape_writer_writes_what_json_dumps_writes(
+    shape: st.SearchStrategy[Message | Part], data: st.DataObject
+) -> None:
+    item = data.draw(shape)
+    assert _outcome(dump_json, item) == _outcome(reference_json, item)
+
+
+@given(wide_texts | st.text(st.characters(max_codepoint=0x7F)))
+def test_long_strings_are_quoted_as_json_quotes_them(text: str) -> None:
+    assert _quote(text) == encode_basestring(text)
 
 
 def test_json_options_are_the_canonical_ones() -> None:

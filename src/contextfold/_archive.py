@@ -309,22 +309,32 @@ def _canonical(item: object) -> bytes:
 
 def _canonical_text(item: object) -> tuple[EntryKind, str]:
     """The entry kind of `item` and its canonical text (rule 1), the item encoded once."""
-    kind: EntryKind
     if isinstance(item, str):
-        kind, data = "text", encode_basestring(item)
-    elif isinstance(item, _ARCHIVABLE):
-        kind = "message" if isinstance(item, Message) else "part"
-        try:
-            data = dump_json(item)
-        except (TypeError, ValueError) as exc:
-            raise InvalidConversation(
-                f"cannot archive this {kind}: not JSON-serializable ({exc})"
-            ) from None
-    else:
+        return "text", f'{{"item":{encode_basestring(item)},"kind":"text"}}'
+    kind = _KINDS.get(type(item)) or _kind(item)
+    try:
+        data = dump_json(item)  # type: ignore[arg-type]  # a Message or a Part, as `kind` says
+    except (TypeError, ValueError) as exc:
         raise InvalidConversation(
-            f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
-        )
+            f"cannot archive this {kind}: not JSON-serializable ({exc})"
+        ) from None
     return kind, f'{{"item":{data},"kind":"{kind}"}}'  # sorted keys as json.dumps; one copy
+
+
+def _kind(item: object) -> EntryKind:
+    """The entry kind of an item of any other class; InvalidConversation when it has none."""
+    if isinstance(item, _ARCHIVABLE):
+        return "message" if isinstance(item, Message) else "part"
+    raise InvalidConversation(
+        f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
+    )
+
+
+_KINDS: Final[dict[type, EntryKind]] = {
+    Message: "message",
+    **dict.fromkeys(_ARCHIVABLE[1:], "part"),
+}
+"""The entry kind of each class archived (exactly these: `_kind` takes the others)."""
 
 
 def _record_canonical(record: _Record) -> bytes:

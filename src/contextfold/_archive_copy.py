@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, Final, TypeAlias, cast
 
 from ._messages import (
+    EMPTY,
     Card,
     Image,
     Marker,
@@ -48,17 +49,20 @@ def unchanging(item: Kept) -> bool:
     """Whether nothing in `item` can change after it is archived (rule 2)."""
     if isinstance(item, str):
         return True
-    if type(item) is Message:
-        return _plain_extras(item.extras) and all(map(_unchanging_part, item.parts))
+    if isinstance(item, Message):  # exactly a Message, as `private_copy` takes
+        return (
+            type(item) is Message
+            and (item.extras is EMPTY or _plain_extras(item.extras))
+            and all(map(_unchanging_part, item.parts))
+        )
     return _unchanging_part(item)
 
 
-def _unchanging_part(part: object) -> bool:
-    kind = type(part)
-    if kind is ToolResult:
-        result = cast("ToolResult", part)
-        return _plain_extras(result.extras) and all(map(_unchanging_part, result.parts))
-    return kind in _LEAVES and _plain_extras(cast("Part", part).extras)
+def _unchanging_part(part: Part) -> bool:
+    if type(part) is ToolResult:
+        extras, parts = part.extras, part.parts
+        return (extras is EMPTY or _plain_extras(extras)) and all(map(_unchanging_part, parts))
+    return type(part) in _LEAVES and (part.extras is EMPTY or _plain_extras(part.extras))
 
 
 def private_copy(item: Kept) -> Kept | None:
@@ -131,7 +135,7 @@ def _extras(extras: Mapping[str, object]) -> Mapping[str, object] | None:
 
 
 def _plain_extras(extras: Mapping[str, object]) -> bool:
-    return not extras or _plain(extras.values())
+    return extras is EMPTY or not extras or _plain(extras.values())
 
 
 def _plain(values: Iterable[object]) -> bool:

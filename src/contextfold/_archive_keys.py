@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Mapping
 from contextlib import suppress
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar
 
 from ._content_cache import _forget_oldest, on_clear
 from ._messages import (
@@ -199,10 +199,9 @@ def glance(item: object) -> int:
 
 
 def _look(part: object) -> object:
+    if type(part) is ToolResult:
+        return (part.call_id, _look(part.parts[0]) if part.parts else None)
     kind = type(part)
-    if kind is ToolResult:
-        result = cast(ToolResult, part)
-        return (result.call_id, _look(result.parts[0]) if result.parts else None)
     look = _GLANCES.get(kind)
     return kind if look is None else (kind, look(part))
 

@@ -9,14 +9,19 @@ Rules:
    `json.dumps(dump_part(p), **JSON_OPTIONS)`: per class, its fields in sorted order with
    their keys written once; strings go through json's own escaper, every other value
    (extras, payloads, scalars) through one encoder with the same options.
+5. The common shapes (a message, text, tool call and tool result whose fields hold what
+   the model says: strings, a bool, a tuple of parts, dict or empty extras) are written
+   whole by their own writer, the same text in a few calls; anything else in a field
+   sends that object the general way (rule 4). Their long strings (texts, arguments) go
+   through json's ASCII escaper when they are ASCII without DEL: the same text, sooner.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
-from json.encoder import encode_basestring
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring, encode_basestring_ascii
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
@@ -155,9 +160,16 @@ def _keyed_field(name: str, default: object) -> tuple[str, str, str, object]:
 
 def dump_json(item: Message | Part) -> str:
     """`json.dumps(dump_message(item) or dump_part(item), **JSON_OPTIONS)`, written in one
-    pass (rule 4); raises what that would (TypeError, ValueError)."""
+    pass (rules 4 and 5); raises what that would (TypeError, ValueError)."""
+    return _WRITERS.get(type(item), _general)(item)
+
+
+def _general(value: object) -> str:
+    """The JSON text of a model object field by field (rule 4), or of any other value."""
+    if type(value) not in _MODEL:
+        return _encode(value)
     out: list[str] = []
-    _write(item, out)
+    _write(value, out)
     return "".join(out)
 
 
@@ -173,7 +185,7 @@ def _write(obj: object, out: list[str]) -> None:
         if type(value) is str:
             out.append(encode_basestring(value))
         elif isinstance(value, tuple):
-            _write_items(value, out)
+            out.append(_array(value))
         elif isinstance(value, Mapping):
             out.append(_encode(value if type(value) is dict else dict(value)))
         else:
@@ -181,20 +193,103 @@ def _write(obj: object, out: list[str]) -> None:
     out.append("{}" if first else "}")
 
 
-def _write_items(values: tuple[object, ...], out: list[str]) -> None:
-    """Append the JSON array of a tuple field: model objects field by field, others as is."""
-    if not values:
-        out.append("[]")
-        return
-    sep = "["
-    for value in values:
-        out.append(sep)
-        sep = ","
-        if type(value) in _MODEL:
-            _write(value, out)
-        else:
-            out.append(_encode(value))
-    out.append("]")
+def _array(values: tuple[object, ...]) -> str:
+    """The JSON array of a tuple field: model objects field by field, others as is."""
+    if len(values) == 1:  # most often: written without a list
+        value = values[0]
+        return f"[{_WRITERS.get(type(value), _general)(value)}]"
+    return f"[{','.join([_WRITERS.get(type(v), _general)(v) for v in values])}]"
+
+
+# --- the common shapes, written whole (rule 5) ---------------------------------------------
+
+
+def _extras_json(extras: object) -> str | None:
+    """`"extras":<json>,` as `_write` writes it before the next key; "" when it is left
+    out; None for anything but the empty default, a dict or a read-only mapping."""
+    if extras is EMPTY:
+        return ""
+    kind = type(extras)
+    if kind is not dict and kind is not MappingProxyType:
+        return None
+    if not extras:
+        return ""
+    return f'"extras":{_encode(extras if kind is dict else dict(extras))},'  # type: ignore[call-overload]
+
+
+def _quote(text: str) -> str:
+    """`encode_basestring(text)`; by the faster ASCII escaper when both write the same (ASCII
+    text without DEL, which only that one escapes): for the long strings, texts and
+    arguments."""
+    if text.isascii() and "\x7f" not in text:
+        return encode_basestring_ascii(text)
+    return encode_basestring(text)
+
+
+def _text_like(kind: str) -> Callable[[Any], str]:
+    """The writer of a class whose fields are `extras`, `kind` and `text` (Text, Summary,
+    Card)."""
+    head = f'"kind":{encode_basestring(kind)},"text":'
+
+    def write(part: Text | Summary | Card) -> str:
+        text, tag = part.text, part.kind
+        extras = "" if part.extras is EMPTY else _extras_json(part.extras)
+        if extras is None or type(text) is not str or type(tag) is not str or tag != kind:
+            return _general(part)
+        return f"{{{extras}{head}{_quote(text)}}}"
+
+    return write
+
+
+def _tool_call(part: ToolCall) -> str:
+    args, ident, name, tag = part.arguments, part.id, part.name, part.kind
+    extras = "" if part.extras is EMPTY else _extras_json(part.extras)
+    if extras is None or type(tag) is not str or tag != "tool_call":
+        return _general(part)
+    if type(args) is not str or type(ident) is not str or type(name) is not str:
+        return _general(part)
+    return (
+        f'{{"arguments":{_quote(args)},{extras}"id":{encode_basestring(ident)},'
+        f'"kind":"tool_call","name":{encode_basestring(name)}}}'
+    )
+
+
+def _tool_result(part: ToolResult) -> str:
+    call_id, parts, error, tag = part.call_id, part.parts, part.is_error, part.kind
+    head = "" if part.extras is EMPTY else _extras_json(part.extras)
+    if head is None or type(call_id) is not str or type(parts) is not tuple:
+        return _general(part)
+    if type(tag) is not str or tag != "tool_result" or (error is not False and error is not True):
+        return _general(part)
+    if error:
+        head += '"is_error":true,'
+    return (
+        f'{{"call_id":{encode_basestring(call_id)},{head}"kind":"tool_result",'
+        f'"parts":{_array(parts)}}}'
+    )
+
+
+def _message(message: Message) -> str:
+    role, parts, name, extras = message.role, message.parts, message.name, message.extras
+    head = "" if extras is EMPTY else _extras_json(extras)
+    if head is None or type(role) is not str or type(parts) is not tuple:
+        return _general(message)
+    if name is not None:
+        if type(name) is not str:
+            return _general(message)
+        head += f'"name":{encode_basestring(name)},'
+    return f'{{{head}"parts":{_array(parts)},"role":{encode_basestring(role)}}}'
+
+
+_WRITERS: Final[dict[type[Any], Callable[[Any], str]]] = {
+    Message: _message,
+    Text: _text_like("text"),
+    Summary: _text_like("summary"),
+    Card: _text_like("card"),
+    ToolCall: _tool_call,
+    ToolResult: _tool_result,
+}
+"""The writer of each common shape; it sends anything else in its fields the general way."""
 
 
 def _expect_mapping(value: object, where: str) -> Mapping[str, object]:

@@ -1,7 +1,8 @@
 """Apply a plan to the grouped messages: keep, prune, mask, fold or drop each unit.
 
 Rules:
-1. Units are applied whole and in order; survivors keep their relative order (I2).
+1. Units are applied whole and in order, each run of units with one action in one step (a
+   trimmed unit on its own); survivors keep their relative order (I2).
 2. Every payload that leaves (fold, drop) or shrinks (prune, mask) is archived first,
    and its reference is recorded for the report (I5). Counts come from these actions
    (one per marker made), never from what the text happens to contain.
@@ -10,8 +11,9 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Protocol
 
 from .._messages import Message, Part
@@ -83,7 +85,9 @@ def apply_plan(
     plan: Plan,
     tools: Tools,
 ) -> Applied:
-    """Carry out `plan` (rules 1-3)."""
+    """Carry out `plan` (rules 1-3) on `units`, which partition `body` in order."""
+    if len(units) != len(plan.actions):
+        raise ValueError(f"{len(plan.actions)} actions for {len(units)} units")
     out = Applied()
 
     def ref(item: Part) -> str:
@@ -91,37 +95,54 @@ def apply_plan(
         out.refs.append(value)
         return value
 
-    for k, (unit, action) in enumerate(zip(units, plan.actions, strict=True)):
-        allowance = plan.allowance(k)
-        if action is Action.KEEP:  # the unit as it is, in one step
-            out.messages.extend(body[unit.start : unit.stop])
-        elif action is Action.TRIM and allowance is not None:
-            _trim(body[unit.start : unit.stop], allowance, tools, ref, out)
-        else:
-            for i in range(unit.start, unit.stop):
-                before = len(out.messages)
-                if action is Action.FOLD and out.first_folded is None:
-                    out.first_folded = origins[i]
-                _apply_one(body[i], action, tools, ref, out)
-                out.origins.extend([origins[i]] * (len(out.messages) - before))
-                _note(out, body[i], origins[i], action)
+    for action, start, stop, allowance in _runs(units, plan):
+        span, where = body[start:stop], origins[start:stop]
+        if action is Action.FOLD or action is Action.DROP:
+            _remove(span, where, action is Action.FOLD, tools, out)
             continue
-        out.origins.extend(origins[unit.start : unit.stop])
-        for i in range(unit.start, unit.stop):
-            _note(out, body[i], origins[i], action)
+        if action is Action.KEEP:
+            out.messages.extend(span)
+        elif allowance is not None:
+            _trim(span, allowance, tools, ref, out)
+        else:
+            for message in span:
+                _apply_one(message, action, tools, ref, out)
+        out.origins.extend(where)  # one message out per message in
+        users = zip(span, where, strict=True)  # kept user messages: the card reads them
+        out.timeline.extend([(o, m, None) for m, o in users if o is not None and m.role == "user"])
     return out
 
 
-def _note(out: Applied, message: Message, origin: int | None, action: Action) -> None:
-    """Add `message` to the card's timeline (removed ones with their ref; kept user ones)."""
-    if origin is None or (message.role != "user" and action not in (Action.FOLD, Action.DROP)):
-        return
-    if action is Action.FOLD:
-        out.timeline.append((origin, message, out.folded_refs[-1]))
-    elif action is Action.DROP:
-        out.timeline.append((origin, message, out.dropped_refs[-1]))
-    else:
-        out.timeline.append((origin, message, None))
+def _runs(units: Sequence[Unit], plan: Plan) -> Iterator[tuple[Action, int, int, int | None]]:
+    """(action, start, stop, allowance) of each maximal run of units with one action, as
+    message ranges, taken in one step; a unit the plan trims is a run of its own."""
+    k = 0
+    for action, run in groupby(plan.actions):
+        first, k = k, k + len(list(run))
+        if action is Action.TRIM and plan.allowances:
+            for j in range(first, k):
+                yield action, units[j].start, units[j].stop, plan.allowance(j)
+        else:
+            yield action, units[first].start, units[k - 1].stop, None
+
+
+def _remove(
+    messages: Sequence[Message],
+    origins: Sequence[int | None],
+    fold: bool,
+    tools: Tools,
+    out: Applied,
+) -> None:
+    """Archive a folded or dropped unit's messages; note each on the timeline with its ref."""
+    values = list(map(tools.archive.put, messages))
+    out.refs.extend(values)
+    (out.folded if fold else out.dropped).extend(messages)
+    (out.folded_refs if fold else out.dropped_refs).extend(values)
+    out.timeline.extend(
+        [(o, m, v) for m, o, v in zip(messages, origins, values, strict=True) if o is not None]
+    )
+    if fold and out.first_folded is None:
+        out.first_folded = next((o for o in origins if o is not None), None)
 
 
 def _trim(span: Sequence[Message], allowance: int, tools: Tools, ref: _RefFn, out: Applied) -> None:
@@ -131,26 +152,14 @@ def _trim(span: Sequence[Message], allowance: int, tools: Tools, ref: _RefFn, ou
 
 
 def _apply_one(message: Message, action: Action, tools: Tools, ref: _RefFn, out: Applied) -> None:
-    match action:
-        case Action.KEEP:
-            out.messages.append(message)
-        case Action.PRUNE | Action.TRIM:
-            made = len(out.refs)
-            out.messages.append(prune_message(message, ref, tools.prune, tools.counter))
-            out.pruned += len(out.refs) - made  # one reference per marker this step made
-        case Action.MASK:
-            made = len(out.refs)
-            out.messages.append(mask_message(message, ref, tools.prose_over, tools.counter))
-            out.masked += len(out.refs) - made
-        case Action.FOLD | Action.DROP:
-            value = tools.archive.put(message)
-            out.refs.append(value)
-            if action is Action.FOLD:
-                out.folded.append(message)
-                out.folded_refs.append(value)
-            else:
-                out.dropped.append(message)
-                out.dropped_refs.append(value)
+    """Prune or mask one message (TRIM without an allowance prunes)."""
+    made = len(out.refs)
+    if action is Action.MASK:
+        out.messages.append(mask_message(message, ref, tools.prose_over, tools.counter))
+        out.masked += len(out.refs) - made
+    else:
+        out.messages.append(prune_message(message, ref, tools.prune, tools.counter))
+        out.pruned += len(out.refs) - made  # one reference per marker this step made
 
 
 class _RefFn(Protocol):

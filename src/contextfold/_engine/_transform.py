@@ -41,6 +41,8 @@ MASK_MIN_CHARS: Final = 120
 """Text this short is left alone: its marker would cost about as much."""
 REF_TOKENS_MAX: Final = 11
 """Upper bound of the tokens a reference like `r0123456789` adds to a marker."""
+_TEXTS: Final = (Text, Marker)
+"""Parts whose text is payload (a tuple: `isinstance` takes it faster than `Text | Marker`)."""
 
 
 def marker(ref: str, what: str) -> Marker:
@@ -51,7 +53,7 @@ def marker(ref: str, what: str) -> Marker:
 
 def _chars(parts: tuple[Part, ...]) -> int:
     """Characters of payload text (a marker is text too: its size is what it costs)."""
-    return sum(len(p.text) for p in parts if isinstance(p, Text | Marker))
+    return sum([len(p.text) for p in parts if isinstance(p, _TEXTS)])
 
 
 def mask_message(message: Message, ref: Ref, prose_over: int, counter: TokenCounter) -> Message:
@@ -132,7 +134,7 @@ def result_tokens(result: ToolResult, counter: TokenCounter) -> int:
 def prune_result(
     result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
 ) -> ToolResult:
-    text = "".join(p.text for p in result.parts if isinstance(p, Text | Marker))
+    text = "".join([p.text for p in result.parts if isinstance(p, _TEXTS)])
     if len(text) <= size.over or (size.over and RECALLED_RE.match(text)):
         return result  # a recalled page is not pruned again (only trimmed to fit)
     tokens = result_tokens(result, counter)

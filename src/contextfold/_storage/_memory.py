@@ -38,7 +38,8 @@ class MemoryStore:
         """Store the record `make()` will write unless `ref` is taken (rule 4); return what
         `ref` holds now: `make` itself when it was stored."""
         with self._lock:
-            self._check_open()
+            if self._closed:  # `_check_open`, without a call per archived item
+                self._check_open()
             return self._data.setdefault(ref, make)
 
     def get(self, ref: str) -> str | None:
