@@ -8,11 +8,14 @@ Rules:
    are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
    to an allowance, measured here at their smallest), masked or folded as a last resort.
 4. A unit is measured only when the planner asks (its messages are counted then, once);
-   its floor counts only what every form keeps, with the counter's cheap lower bound.
+   its floor counts only what every form keeps, with the counter's cheap lower bound,
+   message by message only until it is over what the planner asks about (the planner
+   only asks whether it is over some room; what was added up is kept for the next ask).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from .._messages import Image, Message, Part, Text, ToolResult
@@ -75,10 +78,11 @@ class UnitCosts:
         "_counts",
         "_flags",
         "_floors",
+        "_mask",
         "_messages",
         "_prose_over",
         "_prune",
-        "_steps",
+        "_pruning",
         "_units",
     )
 
@@ -96,21 +100,28 @@ class UnitCosts:
         self._units = units
         self._messages = messages
         self._counts = counts
-        self._steps = steps
         self._prune = prune_size
+        self._pruning = steps.get("prune") is not None
         mask_step = steps.get("mask")
+        self._mask = mask_step is not None
         self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
-        self._floors: dict[int, int] = {}
-        self._flags = [
-            UnitFlags(
+        self._floors: dict[int, tuple[int, int]] = {}
+        """Per unit, its floor so far and the first message not yet added (rule 4)."""
+        marked = any(droppable)
+        made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
+        self._flags: list[UnitFlags] = []
+        for k, unit in enumerate(units):
+            key = (
                 protection[k],
-                droppable=any(droppable[unit.start : unit.stop]),
-                foldable=RULES[unit.kind].fold,
-                states=unit.kind is UnitKind.USER
+                marked and any(droppable[unit.start : unit.stop]),
+                RULES[unit.kind].fold,
+                unit.kind is UnitKind.USER
                 and any(map(states_anything, messages[unit.start : unit.stop])),
             )
-            for k, unit in enumerate(units)
-        ]
+            found = made.get(key)
+            if found is None:  # equal flags are one shared (frozen) value
+                found = made[key] = UnitFlags(*key)
+            self._flags.append(found)
 
     def __len__(self) -> int:
         return len(self._units)
@@ -124,15 +135,15 @@ class UnitCosts:
         u, flags = self._units[unit], self._flags[unit]
         rule = RULES[u.kind]
         span = self._messages[u.start : u.stop]
-        counts = [self._counts[i] for i in range(u.start, u.stop)]
         counter = self._counts
+        counts = [counter[i] for i in range(u.start, u.stop)]
         pruned = masked = trimmed = None
-        may_prune = rule.prune and flags.protection is not Protection.HARD
-        if may_prune and self._steps.get("prune"):
+        changeable = flags.protection is not Protection.HARD
+        if changeable and rule.prune and self._pruning:
             pruned = _cost(span, counts, counter, prune=self._prune)
             if flags.protection is Protection.TAIL:
                 trimmed = _trimmed(span, self._prune.head_share, counter)
-        if rule.mask and flags.protection is not Protection.HARD and self._steps.get("mask"):
+        if changeable and rule.mask and self._mask:
             masked = _cost(span, counts, counter, prose_over=self._prose_over)
         return UnitCost(
             sum(counts),
@@ -145,15 +156,18 @@ class UnitCosts:
             states=flags.states,
         )
 
-    def floor(self, unit: int) -> int:
+    def floor(self, unit: int, above: int) -> int:
         """A lower bound of the unit's tokens under any action but fold and drop: what
-        every form keeps (rule 4), bounded without counting."""
-        found = self._floors.get(unit)
-        if found is None:
-            u, floor, prose = self._units[unit], self._counts.floor, self._prose_over
-            found = sum(floor(_kept(m, prose)) for m in self._messages[u.start : u.stop])
-            self._floors[unit] = found
-        return found
+        every form keeps (rule 4), bounded without counting, and only until over `above`."""
+        u = self._units[unit]
+        total, at = self._floors.get(unit) or (0, u.start)
+        if total <= above and at < u.stop:
+            floor, prose, messages = self._counts.floor, self._prose_over, self._messages
+            while total <= above and at < u.stop:
+                total += floor(_kept(messages[at], prose))
+                at += 1
+            self._floors[unit] = (total, at)
+        return total
 
 
 def _kept(message: Message, prose_over: int) -> Message:
@@ -170,6 +184,8 @@ def _kept(message: Message, prose_over: int) -> Message:
                 continue
             case _:
                 parts.append(part)
+    if len(parts) == len(message.parts) and all(map(operator.is_, parts, message.parts)):
+        return message  # nothing left out: the message itself (every form keeps its extras)
     return Message(message.role, tuple(parts), name=message.name)
 
 
@@ -193,8 +209,9 @@ def _cost(
     """Tokens of `span` after pruning (or masking), None when nothing would change."""
     total = 0
     changed = False
+    ref = _NoRef()  # one for the span: each message's markers are what it adds to `made`
     for message, count in zip(span, counts, strict=True):
-        ref = _NoRef()
+        made = ref.made
         if prune is not None:
             new = prune_message(message, ref, prune, counter)
         else:
@@ -203,5 +220,5 @@ def _cost(
             total += count
             continue
         changed = True
-        total += counter.count(new) + REF_TOKENS_MAX * ref.made
+        total += counter.count(new) + REF_TOKENS_MAX * (ref.made - made)
     return total if changed else None
