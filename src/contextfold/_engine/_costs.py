@@ -60,8 +60,9 @@ def protections(
     """Protection of each unit (rule 3)."""
     out = [Protection.NONE] * len(units)
     latest_user = max((k for k, u in enumerate(units) if u.kind is UnitKind.USER), default=None)
+    pins = any(pinned)
     for k, unit in enumerate(units):
-        if unit.kind is UnitKind.SYSTEM or any(pinned[unit.start : unit.stop]):
+        if unit.kind is UnitKind.SYSTEM or (pins and any(pinned[unit.start : unit.stop])):
             out[k] = Protection.HARD
     if protect_latest_user and latest_user is not None:
         out[latest_user] = Protection.HARD

@@ -312,8 +312,8 @@ def _plan(
     """The plan, and the tokens of what it may not remove (protected units and the card);
     `counts` are the input's (`settings.counter` is they)."""
     policy, counter = settings.policy, settings.counter
-    pinned = [o is not None and o in marks.pinned for o in prep.origins]
-    droppable = [o is not None and o in marks.droppable for o in prep.origins]
+    pinned = _marked(prep.origins, marks.pinned)
+    droppable = _marked(prep.origins, marks.droppable)
     protection = protections(
         prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user
     )
@@ -352,6 +352,13 @@ def _plan(
         if p is Protection.HARD
     )
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
+
+
+def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:
+    """Whether each message's input index is in `marked`."""
+    if not marked:
+        return [False] * len(origins)
+    return [o is not None and o in marked for o in origins]
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,8 +101,9 @@ class BodyCounts:
     def __getitem__(self, i: int) -> int:
         origin = self._origins[i]
         parent = self._parent
-        if origin is not None and parent.message(origin) is self._messages[i]:
-            return parent[origin]
+        if origin is not None and parent._keep[origin] is self._messages[i]:
+            known = parent._counts[origin]  # the input's count, if already counted
+            return parent[origin] if known is None else known
         found = self._made.get(i)
         if found is None:
             found = self._made[i] = parent.count(self._messages[i])

@@ -201,10 +201,16 @@ def plan(
     tail_start = _tail_start(work, steps, tail_share)
     old = [i for i in range(tail_start) if work.flags[i].protection is Protection.NONE]
     _greedy(work, (i for i in old if work.flags[i].droppable), _DROP)
+    undone = False
     for k, step in enumerate(steps.steps):
         if work.fits():
             break
-        if _undone_by_fold(work, old, steps.steps[k:], steps):
+        # A skipped pass changes nothing, so the next pass before the same fold, with fewer
+        # ways left to shrink, is undone too: asked once per run of passes (rule 7).
+        undone = isinstance(step, Prune | Mask) and (
+            undone or _undone_by_fold(work, old, steps.steps[k:], steps)
+        )
+        if undone:
             continue
         _apply(work, step, old, steps)
     if not work.fits():

@@ -89,7 +89,7 @@ class Accountant:
     def message(self, message: Message) -> int:
         """Tokens one message costs, framing included."""
         profile = self.overheads
-        total = profile.per_message + sum(self.part(p) for p in message.parts)
+        total = profile.per_message + sum(map(self.part, message.parts))
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -99,7 +99,7 @@ class Accountant:
     def floor(self, message: Message) -> int:
         """A lower bound of `message(message)` that encodes no text (rule 3)."""
         profile = self.overheads
-        total = profile.per_message + sum(self._part_floor(p) for p in message.parts)
+        total = profile.per_message + sum(map(self._part_floor, message.parts))
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -115,7 +115,7 @@ class Accountant:
                 framing = self.overheads.per_tool_call
                 return framing + floor(part.id) + floor(part.name) + floor(part.arguments)
             case ToolResult():
-                return floor(part.call_id) + sum(self._part_floor(p) for p in part.parts)
+                return floor(part.call_id) + sum(map(self._part_floor, part.parts))
             case Image() | Opaque():
                 return 0
             case _:
@@ -131,7 +131,7 @@ class Accountant:
                 framing = self.overheads.per_tool_call
                 return framing + text(part.id) + text(part.name) + text(part.arguments)
             case ToolResult():
-                return text(part.call_id) + sum(self.part(p) for p in part.parts)
+                return text(part.call_id) + sum(map(self.part, part.parts))
             case Image():
                 return image_tokens(self.images, _cached_size(part.source), part.detail)
             case Opaque():
