@@ -24,7 +24,7 @@ from .._tokens._protocol import TokenCounter, is_bounded
 class Counts:
     """Exact counts of `messages`, counted on demand (or given, when already known)."""
 
-    __slots__ = ("_counts", "_inner", "_keep", "floor")
+    __slots__ = ("_counts", "_inner", "_keep", "count", "floor")
 
     def __init__(
         self, inner: TokenCounter, messages: Sequence[Message], known: Sequence[int] | None = None
@@ -32,6 +32,10 @@ class Counts:
         self._inner = inner
         self._keep = tuple(messages)
         self._counts: list[int | None] = [None] * len(self._keep) if known is None else [*known]
+        self.count: Callable[[Message], int] = inner.count
+        """TokenCounter: the inner counter's count (rule 3; counters cache per text, so
+        asking again about an input message costs lookups, and no index of every input
+        message by identity is kept). The inner method itself: no call in between."""
         self.floor: Callable[[Message], int] = _floor_of(inner)
         """A lower bound of `count(message)` that counts nothing (rule 3)."""
 
@@ -53,12 +57,6 @@ class Counts:
     def message(self, i: int) -> Message:
         """Input message `i`."""
         return self._keep[i]
-
-    def count(self, message: Message) -> int:
-        """TokenCounter: the inner counter's count (rule 3; counters cache per text, so
-        asking again about an input message costs lookups, and no index of every input
-        message by identity is kept)."""
-        return self._inner.count(message)
 
     def over(self, limit: int) -> bool:
         """Whether the messages total more than `limit`, counted newest first until they do."""
@@ -87,7 +85,7 @@ def _nothing(message: Message) -> int:
 class BodyCounts:
     """The counts of the messages a compaction plans over, by their input messages."""
 
-    __slots__ = ("_made", "_messages", "_origins", "_parent")
+    __slots__ = ("_made", "_messages", "_origins", "_parent", "count", "floor")
 
     def __init__(
         self, parent: Counts, messages: Sequence[Message], origins: Sequence[int | None]
@@ -97,6 +95,10 @@ class BodyCounts:
         self._origins = origins
         self._made: dict[int, int] = {}
         """Counts of the messages the engine made (repairs), by position."""
+        self.count: Callable[[Message], int] = parent.count
+        """TokenCounter: as the input's counts."""
+        self.floor: Callable[[Message], int] = parent.floor
+        """A lower bound of `count(message)` (the input's counts' floor)."""
 
     def __getitem__(self, i: int) -> int:
         origin = self._origins[i]
@@ -108,11 +110,3 @@ class BodyCounts:
         if found is None:
             found = self._made[i] = parent.count(self._messages[i])
         return found
-
-    def count(self, message: Message) -> int:
-        """TokenCounter: as the input's counts."""
-        return self._parent.count(message)
-
-    def floor(self, message: Message) -> int:
-        """A lower bound of `count(message)` (the input's counts' floor)."""
-        return self._parent.floor(message)

@@ -111,7 +111,9 @@ def _sound(messages: Sequence[Message], unit: Unit, shape: Shape) -> bool:
         if message.role == "assistant":
             return False
         answered.extend(p.call_id for p in message.parts if isinstance(p, ToolResult))
-    return len(calls) == len(answered) and sorted(calls) == sorted(answered)
+    if len(calls) != len(answered):
+        return False
+    return calls == answered or sorted(calls) == sorted(answered)
 
 
 def _exchange(

@@ -72,17 +72,12 @@ class Accountant:
         floor_text: Callable[[str], int] | None = None,
     ) -> None:
         scale = overheads.text_scale
-
-        def scaled(text: str) -> int:
-            return math.ceil(count_text(text) * scale) if text else 0
-
-        def floored(text: str) -> int:
-            return math.ceil(floor_text(text) * scale) if floor_text and text else 0
-
         self.count_text: Callable[[str], int] = TextMemo(
-            scaled, cache_size, CACHE_CHARS
+            _scaled(count_text, scale), cache_size, CACHE_CHARS
         ).__getitem__
-        self.floor_text: Callable[[str], int] = floored
+        self.floor_text: Callable[[str], int] = (
+            _scaled(floor_text, scale) if floor_text else _no_text
+        )
         self.overheads = overheads
         self.images = images
 
@@ -176,6 +171,18 @@ class Accountant:
             total += costs.enum_init + sum(costs.enum_item + self.count_text(str(v)) for v in enum)
         rest = {k: v for k, v in schema.items() if k not in ("type", "description", "enum")}
         return total + (self.count_text(_json(rest)) if rest else 0)
+
+
+def _scaled(count: Callable[[str], int], scale: float) -> Callable[[str], int]:
+    """`count` scaled by `scale` and rounded up, 0 for empty text (an exact count, scale 1,
+    is its own rounding: no float round trip)."""
+    if scale == 1.0:
+        return lambda text: count(text) if text else 0
+    return lambda text: math.ceil(count(text) * scale) if text else 0
+
+
+def _no_text(text: str) -> int:
+    return 0
 
 
 _NOT_SPACE_TO_TIKTOKEN = str.maketrans("\x1c\x1d\x1e\x1f", "____")
