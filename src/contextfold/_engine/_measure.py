@@ -61,8 +61,12 @@ class Counts:
     def over(self, limit: int) -> bool:
         """Whether the messages total more than `limit`, counted newest first until they do."""
         total = 0
-        for i in range(len(self._keep) - 1, -1, -1):
-            total += self[i]
+        counts, keep, count = self._counts, self._keep, self.count
+        for i in range(len(keep) - 1, -1, -1):
+            known = counts[i]
+            if known is None:  # `self[i]`, without a call per message
+                known = counts[i] = count(keep[i])
+            total += known
             if total > limit:
                 return True
         return False
