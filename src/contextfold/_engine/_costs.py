@@ -8,9 +8,11 @@ Rules:
    are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
    to an allowance, measured here at their smallest), masked or folded as a last resort.
 4. A unit is measured only when the planner asks (its messages are counted then, once);
-   its floor counts only what every form keeps, with the counter's cheap lower bound,
-   message by message only until it is over what the planner asks about (the planner
-   only asks whether it is over some room; what was added up is kept for the next ask).
+   its floor counts only what every form keeps, with the counter's cheap lower bound.
+   The planner only asks whether a floor is over some room, so it starts from every
+   message's framing (the floor of the message without its parts, read once per role and
+   name) and adds the rest message by message only until it is over (what was added up
+   is kept for the next ask).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class UnitCosts:
         "_counts",
         "_flags",
         "_floors",
+        "_framings",
         "_mask",
         "_messages",
         "_prose_over",
@@ -107,7 +110,9 @@ class UnitCosts:
         self._mask = mask_step is not None
         self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
         self._floors: dict[int, tuple[int, int]] = {}
-        """Per unit, its floor so far and the first message not yet added (rule 4)."""
+        """Per unit, its floor so far and the first message whose parts it lacks (rule 4)."""
+        self._framings: dict[tuple[str, str | None], int] = {}
+        """The floor of a message without parts, by role and name."""
         marked = any(droppable)
         made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
         self._flags: list[UnitFlags] = []
@@ -161,14 +166,29 @@ class UnitCosts:
         """A lower bound of the unit's tokens under any action but fold and drop: what
         every form keeps (rule 4), bounded without counting, and only until over `above`."""
         u = self._units[unit]
-        total, at = self._floors.get(unit) or (0, u.start)
+        found = self._floors.get(unit)
+        if found is None:
+            found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
+        total, at = found
         if total <= above and at < u.stop:
             floor, prose, messages = self._counts.floor, self._prose_over, self._messages
             while total <= above and at < u.stop:
-                total += floor(_kept(messages[at], prose))
+                message = messages[at]
+                total += floor(_kept(message, prose)) - self._framing(message)
                 at += 1
-            self._floors[unit] = (total, at)
+            found = total, at
+        self._floors[unit] = found
         return total
+
+    def _framing(self, message: Message) -> int:
+        """The floor of `message` without its parts: no form of it costs less (parts only
+        add tokens), and it reads no text."""
+        key = (message.role, message.name)
+        found = self._framings.get(key)
+        if found is None:
+            bare = Message(message.role, (), name=message.name)
+            found = self._framings[key] = self._counts.floor(bare)
+        return found
 
 
 def _kept(message: Message, prose_over: int) -> Message:
