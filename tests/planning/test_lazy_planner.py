@@ -40,8 +40,11 @@ class Recorded:
         self.measured.append(unit)
         return self.costs[unit]
 
-    def floor(self, unit: int) -> int:
-        return self.floors[unit]
+    def floor(self, unit: int, above: int) -> int:
+        """The drawn floor, or the least value over `above` when it is over (as a floor
+        that stops adding up there may answer)."""
+        floor = self.floors[unit]
+        return above + 1 if floor > above else floor
 
 
 @st.composite

@@ -9,10 +9,15 @@ Rules:
    to an allowance, measured here at their smallest), masked or folded as a last resort.
 4. A unit is measured only when the planner asks (its messages are counted then, once);
    its floor counts only what every form keeps, with the counter's cheap lower bound.
+   The planner only asks whether a floor is over some room, so it starts from every
+   message's framing (the floor of the message without its parts, read once per role and
+   name) and adds the rest message by message only until it is over (what was added up
+   is kept for the next ask).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from .._messages import Image, Message, Part, Text, ToolResult
@@ -57,8 +62,9 @@ def protections(
     """Protection of each unit (rule 3)."""
     out = [Protection.NONE] * len(units)
     latest_user = max((k for k, u in enumerate(units) if u.kind is UnitKind.USER), default=None)
+    pins = any(pinned)
     for k, unit in enumerate(units):
-        if unit.kind is UnitKind.SYSTEM or any(pinned[unit.start : unit.stop]):
+        if unit.kind is UnitKind.SYSTEM or (pins and any(pinned[unit.start : unit.stop])):
             out[k] = Protection.HARD
     if protect_latest_user and latest_user is not None:
         out[latest_user] = Protection.HARD
@@ -75,10 +81,12 @@ class UnitCosts:
         "_counts",
         "_flags",
         "_floors",
+        "_framings",
+        "_mask",
         "_messages",
         "_prose_over",
         "_prune",
-        "_steps",
+        "_pruning",
         "_units",
     )
 
@@ -96,21 +104,30 @@ class UnitCosts:
         self._units = units
         self._messages = messages
         self._counts = counts
-        self._steps = steps
         self._prune = prune_size
+        self._pruning = steps.get("prune") is not None
         mask_step = steps.get("mask")
+        self._mask = mask_step is not None
         self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
-        self._floors: dict[int, int] = {}
-        self._flags = [
-            UnitFlags(
+        self._floors: dict[int, tuple[int, int]] = {}
+        """Per unit, its floor so far and the first message whose parts it lacks (rule 4)."""
+        self._framings: dict[tuple[str, str | None], int] = {}
+        """The floor of a message without parts, by role and name."""
+        marked = any(droppable)
+        made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
+        self._flags: list[UnitFlags] = []
+        for k, unit in enumerate(units):
+            key = (
                 protection[k],
-                droppable=any(droppable[unit.start : unit.stop]),
-                foldable=RULES[unit.kind].fold,
-                states=unit.kind is UnitKind.USER
+                marked and any(droppable[unit.start : unit.stop]),
+                RULES[unit.kind].fold,
+                unit.kind is UnitKind.USER
                 and any(map(states_anything, messages[unit.start : unit.stop])),
             )
-            for k, unit in enumerate(units)
-        ]
+            found = made.get(key)
+            if found is None:  # equal flags are one shared (frozen) value
+                found = made[key] = UnitFlags(*key)
+            self._flags.append(found)
 
     def __len__(self) -> int:
         return len(self._units)
@@ -124,15 +141,15 @@ class UnitCosts:
         u, flags = self._units[unit], self._flags[unit]
         rule = RULES[u.kind]
         span = self._messages[u.start : u.stop]
-        counts = [self._counts[i] for i in range(u.start, u.stop)]
         counter = self._counts
+        counts = [counter[i] for i in range(u.start, u.stop)]
         pruned = masked = trimmed = None
-        may_prune = rule.prune and flags.protection is not Protection.HARD
-        if may_prune and self._steps.get("prune"):
+        changeable = flags.protection is not Protection.HARD
+        if changeable and rule.prune and self._pruning:
             pruned = _cost(span, counts, counter, prune=self._prune)
             if flags.protection is Protection.TAIL:
                 trimmed = _trimmed(span, self._prune.head_share, counter)
-        if rule.mask and flags.protection is not Protection.HARD and self._steps.get("mask"):
+        if changeable and rule.mask and self._mask:
             masked = _cost(span, counts, counter, prose_over=self._prose_over)
         return UnitCost(
             sum(counts),
@@ -145,14 +162,32 @@ class UnitCosts:
             states=flags.states,
         )
 
-    def floor(self, unit: int) -> int:
+    def floor(self, unit: int, above: int) -> int:
         """A lower bound of the unit's tokens under any action but fold and drop: what
-        every form keeps (rule 4), bounded without counting."""
+        every form keeps (rule 4), bounded without counting, and only until over `above`."""
+        u = self._units[unit]
         found = self._floors.get(unit)
         if found is None:
-            u, floor, prose = self._units[unit], self._counts.floor, self._prose_over
-            found = sum(floor(_kept(m, prose)) for m in self._messages[u.start : u.stop])
-            self._floors[unit] = found
+            found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
+        total, at = found
+        if total <= above and at < u.stop:
+            floor, prose, messages = self._counts.floor, self._prose_over, self._messages
+            while total <= above and at < u.stop:
+                message = messages[at]
+                total += floor(_kept(message, prose)) - self._framing(message)
+                at += 1
+            found = total, at
+        self._floors[unit] = found
+        return total
+
+    def _framing(self, message: Message) -> int:
+        """The floor of `message` without its parts: no form of it costs less (parts only
+        add tokens), and it reads no text."""
+        key = (message.role, message.name)
+        found = self._framings.get(key)
+        if found is None:
+            bare = Message(message.role, (), name=message.name)
+            found = self._framings[key] = self._counts.floor(bare)
         return found
 
 
@@ -170,6 +205,8 @@ def _kept(message: Message, prose_over: int) -> Message:
                 continue
             case _:
                 parts.append(part)
+    if len(parts) == len(message.parts) and all(map(operator.is_, parts, message.parts)):
+        return message  # nothing left out: the message itself (every form keeps its extras)
     return Message(message.role, tuple(parts), name=message.name)
 
 
@@ -193,8 +230,9 @@ def _cost(
     """Tokens of `span` after pruning (or masking), None when nothing would change."""
     total = 0
     changed = False
+    ref = _NoRef()  # one for the span: each message's markers are what it adds to `made`
     for message, count in zip(span, counts, strict=True):
-        ref = _NoRef()
+        made = ref.made
         if prune is not None:
             new = prune_message(message, ref, prune, counter)
         else:
@@ -203,5 +241,5 @@ def _cost(
             total += count
             continue
         changed = True
-        total += counter.count(new) + REF_TOKENS_MAX * ref.made
+        total += counter.count(new) + REF_TOKENS_MAX * (ref.made - made)
     return total if changed else None

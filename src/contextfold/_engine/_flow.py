@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from .._messages import Card, Message, Summary
 from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
-from .._planning._units import Unit, UnitKind, group_units, shift
+from .._planning._units import Unit, group_units
 from .._policy import Policy
 from .._report import Report
 from .._strategies._steps import Mask, Prune
@@ -275,30 +275,22 @@ def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _P
 
 
 def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
-    """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired)."""
+    """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired;
+    repair passes the system prefix through as its own unit, so its units are the body's)."""
     parts = split(messages, archive, alternate=SHAPES[settings.format].alternate)
-    n_system = len(parts.system)
-    body = list(parts.system)
-    origins: list[int | None] = list(range(n_system))
+    body = parts.system + parts.body
+    origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
     if not settings.policy.repair:
-        body += parts.body
-        origins += parts.origins
         return _Prepared(parts, body, origins, group_units(body), ())
     fixed = repair(
-        parts.body,
-        parts.origins,
+        body,
+        origins,
         SHAPES[settings.format],
         archive.put,
         pending_tail=settings.pending_tail,
     )
-    body += fixed.messages
-    origins += fixed.origins
-    if fixed.notes:
-        units = group_units(body)
-    else:
-        head = [Unit(UnitKind.SYSTEM, 0, n_system)] if n_system else []
-        units = head + [shift(u, n_system) for u in fixed.units]
-    return _Prepared(parts, body, origins, units, tuple(fixed.notes))
+    units = group_units(fixed.messages) if fixed.notes else fixed.units
+    return _Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
 
 
 def _prune_size(settings: Settings) -> PruneSize:
@@ -312,8 +304,8 @@ def _plan(
     """The plan, and the tokens of what it may not remove (protected units and the card);
     `counts` are the input's (`settings.counter` is they)."""
     policy, counter = settings.policy, settings.counter
-    pinned = [o is not None and o in marks.pinned for o in prep.origins]
-    droppable = [o is not None and o in marks.droppable for o in prep.origins]
+    pinned = _marked(prep.origins, marks.pinned)
+    droppable = _marked(prep.origins, marks.droppable)
     protection = protections(
         prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user
     )
@@ -352,6 +344,13 @@ def _plan(
         if p is Protection.HARD
     )
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
+
+
+def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:
+    """Whether each message's input index is in `marked`."""
+    if not marked:
+        return [False] * len(origins)
+    return [o is not None and o in marked for o in origins]
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from .._tokens._protocol import TokenCounter, is_bounded
 class Counts:
     """Exact counts of `messages`, counted on demand (or given, when already known)."""
 
-    __slots__ = ("_counts", "_inner", "_keep", "floor")
+    __slots__ = ("_counts", "_inner", "_keep", "count", "floor")
 
     def __init__(
         self, inner: TokenCounter, messages: Sequence[Message], known: Sequence[int] | None = None
@@ -32,6 +32,10 @@ class Counts:
         self._inner = inner
         self._keep = tuple(messages)
         self._counts: list[int | None] = [None] * len(self._keep) if known is None else [*known]
+        self.count: Callable[[Message], int] = inner.count
+        """TokenCounter: the inner counter's count (rule 3; counters cache per text, so
+        asking again about an input message costs lookups, and no index of every input
+        message by identity is kept). The inner method itself: no call in between."""
         self.floor: Callable[[Message], int] = _floor_of(inner)
         """A lower bound of `count(message)` that counts nothing (rule 3)."""
 
@@ -54,17 +58,15 @@ class Counts:
         """Input message `i`."""
         return self._keep[i]
 
-    def count(self, message: Message) -> int:
-        """TokenCounter: the inner counter's count (rule 3; counters cache per text, so
-        asking again about an input message costs lookups, and no index of every input
-        message by identity is kept)."""
-        return self._inner.count(message)
-
     def over(self, limit: int) -> bool:
         """Whether the messages total more than `limit`, counted newest first until they do."""
         total = 0
-        for i in range(len(self._keep) - 1, -1, -1):
-            total += self[i]
+        counts, keep, count = self._counts, self._keep, self.count
+        for i in range(len(keep) - 1, -1, -1):
+            known = counts[i]
+            if known is None:  # `self[i]`, without a call per message
+                known = counts[i] = count(keep[i])
+            total += known
             if total > limit:
                 return True
         return False
@@ -87,7 +89,7 @@ def _nothing(message: Message) -> int:
 class BodyCounts:
     """The counts of the messages a compaction plans over, by their input messages."""
 
-    __slots__ = ("_made", "_messages", "_origins", "_parent")
+    __slots__ = ("_made", "_messages", "_origins", "_parent", "count", "floor")
 
     def __init__(
         self, parent: Counts, messages: Sequence[Message], origins: Sequence[int | None]
@@ -97,21 +99,18 @@ class BodyCounts:
         self._origins = origins
         self._made: dict[int, int] = {}
         """Counts of the messages the engine made (repairs), by position."""
+        self.count: Callable[[Message], int] = parent.count
+        """TokenCounter: as the input's counts."""
+        self.floor: Callable[[Message], int] = parent.floor
+        """A lower bound of `count(message)` (the input's counts' floor)."""
 
     def __getitem__(self, i: int) -> int:
         origin = self._origins[i]
         parent = self._parent
-        if origin is not None and parent.message(origin) is self._messages[i]:
-            return parent[origin]
+        if origin is not None and parent._keep[origin] is self._messages[i]:
+            known = parent._counts[origin]  # the input's count, if already counted
+            return parent[origin] if known is None else known
         found = self._made.get(i)
         if found is None:
             found = self._made[i] = parent.count(self._messages[i])
         return found
-
-    def count(self, message: Message) -> int:
-        """TokenCounter: as the input's counts."""
-        return self._parent.count(message)
-
-    def floor(self, message: Message) -> int:
-        """A lower bound of `count(message)` (the input's counts' floor)."""
-        return self._parent.floor(message)

@@ -86,8 +86,8 @@ def repair(
             tail = waiting and unit is units[-1]
             _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
         else:  # nothing to repair (a sound exchange passes through whole)
-            for i in range(unit.start, unit.stop):
-                out.add(messages[i], origins[i])
+            out.messages += messages[unit.start : unit.stop]
+            out.origins += origins[unit.start : unit.stop]
     if shape.alternate:
         for k in alternation_gaps(out.messages):
             out.notes.append(f"message {out.origins[k]}: bridged turns that did not alternate")
@@ -111,7 +111,9 @@ def _sound(messages: Sequence[Message], unit: Unit, shape: Shape) -> bool:
         if message.role == "assistant":
             return False
         answered.extend(p.call_id for p in message.parts if isinstance(p, ToolResult))
-    return len(calls) == len(answered) and sorted(calls) == sorted(answered)
+    if len(calls) != len(answered):
+        return False
+    return calls == answered or sorted(calls) == sorted(answered)
 
 
 def _exchange(

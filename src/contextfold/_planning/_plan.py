@@ -6,7 +6,8 @@ Rules:
 2. Costs are token counts the engine measures (or bounds from above); the planner itself
    never counts, reads or writes anything. A unit's flags are known up front, its token
    costs may be measured when the planner first asks (`Costs.measure`), and `Costs.floor`
-   bounds them from below without measuring: the planner asks only for what decides.
+   bounds them from below without measuring: the planner asks only for what decides (and
+   of a floor only whether it is over some room, so a floor may stop adding up there).
 """
 
 from __future__ import annotations
@@ -88,8 +89,9 @@ class Costs(Protocol):
         """The unit's exact costs (may count; asked at most once per unit and plan)."""
         ...
 
-    def floor(self, unit: int) -> int:
-        """A lower bound of the unit's tokens under any action but fold and drop (cheap)."""
+    def floor(self, unit: int, above: int) -> int:
+        """A lower bound of the unit's tokens under any action but fold and drop (cheap);
+        once it is over `above`, any lower bound over `above` will do."""
         ...
 
 
@@ -111,7 +113,7 @@ class KnownCosts:
     def measure(self, unit: int) -> UnitCost:
         return self._costs[unit]
 
-    def floor(self, unit: int) -> int:
+    def floor(self, unit: int, above: int) -> int:
         c = self._costs[unit]
         return min(x for x in (c.tokens, c.pruned, c.masked, c.trimmed) if x is not None)
 

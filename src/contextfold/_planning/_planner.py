@@ -126,16 +126,30 @@ class _Work:
             old_cost = self.cost(i, old)
             assert old_cost is not None
             self.known += new_cost - old_cost
+        if action is old:  # measured now, if it was not: nothing else changes
+            return
         self.folded += (action is _FOLD) - (old is _FOLD)
         self.dropped += (action is _DROP) - (old is _DROP)
-        gone, was_gone = action in _GONE, old in _GONE
-        if gone != was_gone:
-            neighbours = self._gone(i - 1) + self._gone(i + 1)
+        gone = action in _GONE
+        if gone != (old in _GONE):
+            neighbours = self._gone_beside(i)
             self.runs += (1 - neighbours) if gone else (neighbours - 1)
         self.actions[i] = action
 
-    def _gone(self, i: int) -> int:
-        return int(0 <= i < len(self.actions) and self.actions[i] in _GONE)
+    def try_set(self, i: int, action: Action) -> bool:
+        """Give unit i `action` if the messages then fit; whether they do."""
+        old = self.actions[i]
+        self.set(i, action)
+        if self.fits():
+            return True
+        self.set(i, old)
+        return False
+
+    def _gone_beside(self, i: int) -> int:
+        """How many of unit i's two neighbours are removed."""
+        actions = self.actions
+        before = i > 0 and actions[i - 1] in _GONE
+        return before + (i + 1 < len(actions) and actions[i + 1] in _GONE)
 
     def preamble(self, folded: int | None = None, dropped: int | None = None) -> int:
         """The preamble now, or with `folded` and `dropped` units instead."""
@@ -165,19 +179,12 @@ class _Work:
             self.measure(self._next_open())
         return False
 
-    def would_fit(self, i: int, action: Action) -> bool:
-        old = self.actions[i]
-        self.set(i, action)
-        ok = self.fits()
-        self.set(i, old)
-        return ok
-
     def overhead_if_kept(self, i: int) -> int:
         """The overhead if removed unit `i` came back: its run shrinks, vanishes or splits."""
         action = self.actions[i]
         folded = self.folded - (action is _FOLD)
         dropped = self.dropped - (action is _DROP)
-        runs = self.runs - 1 + self._gone(i - 1) + self._gone(i + 1)
+        runs = self.runs - 1 + self._gone_beside(i)
         return self.preamble(folded, dropped) + runs * self.budget.bridge
 
 
@@ -194,10 +201,16 @@ def plan(
     tail_start = _tail_start(work, steps, tail_share)
     old = [i for i in range(tail_start) if work.flags[i].protection is Protection.NONE]
     _greedy(work, (i for i in old if work.flags[i].droppable), _DROP)
+    undone = False
     for k, step in enumerate(steps.steps):
         if work.fits():
             break
-        if _undone_by_fold(work, old, steps.steps[k:], steps):
+        # A skipped pass changes nothing, so the next pass before the same fold, with fewer
+        # ways left to shrink, is undone too: asked once per run of passes (rule 7).
+        undone = isinstance(step, Prune | Mask) and (
+            undone or _undone_by_fold(work, old, steps.steps[k:], steps)
+        )
+        if undone:
             continue
         _apply(work, step, old, steps)
     if not work.fits():
@@ -259,9 +272,13 @@ def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
 def _cheapest(work: _Work, i: int, actions: Sequence[Action], now: bool = False) -> int:
     """Unit i's tokens whole (or, with `now`, under its current action) or under the
     cheapest of `actions` that applies."""
-    options = [work.cost(i, work.actions[i] if now else _KEEP)]
-    options += [work.cost(i, a) for a in actions]
-    return min(x for x in options if x is not None)
+    best = work.cost(i, work.actions[i] if now else _KEEP)
+    assert best is not None  # a unit's action applies to it, and keeping always does
+    for action in actions:
+        cost = work.cost(i, action)
+        if cost is not None and cost < best:
+            best = cost
+    return best
 
 
 def _passes(steps: Chain) -> list[Action]:
@@ -392,6 +409,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
+    ladders = _lighter(steps, _TRIM), _lighter(steps, _PRUNE)
     changed = True
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
@@ -400,20 +418,20 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             flags, action = work.flags[i], work.actions[i]
             held = action is _KEEP or (action is _FOLD and not folds) or flags.droppable
             if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
-                changed = _relax_one(work, i, steps) or changed
+                ladder = ladders[flags.protection is not Protection.TAIL]
+                changed = _relax_one(work, i, ladder) or changed
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
 
 
-def _relax_one(work: _Work, i: int, steps: Chain) -> bool:
-    """Give unit `i` the lightest action that still fits; whether it changed."""
+def _relax_one(work: _Work, i: int, ladder: Sequence[Action]) -> bool:
+    """Give unit `i` the lightest action of `ladder` that still fits; whether it changed."""
     action = work.actions[i]
     if action in _GONE and _cannot_return(work, i):
         return False
-    for lighter in _lighter(work, i, steps):
+    for lighter in ladder:
         if lighter is action:
             return False
-        if work.cost(i, lighter) is not None and work.would_fit(i, lighter):
-            work.set(i, lighter)
+        if work.cost(i, lighter) is not None and work.try_set(i, lighter):
             return True
     return False
 
@@ -424,12 +442,11 @@ def _cannot_return(work: _Work, i: int) -> bool:
     answer `_relax_one` would reach by trying each action, without measuring the unit; the
     floor (a token count, never negative) is asked for only when the room left decides."""
     room = work.goal - work.body - work.overhead_if_kept(i)
-    return room < 0 or work.costs.floor(i) > room
+    return room < 0 or work.costs.floor(i, room) > room
 
 
-def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
-    """A unit's actions from the lightest: a tail unit trims rather than prunes."""
-    middle = _TRIM if work.flags[i].protection is Protection.TAIL else _PRUNE
+def _lighter(steps: Chain, middle: Action) -> list[Action]:
+    """The actions from the lightest, with `middle` for pruning (a tail unit trims)."""
     return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
 
 

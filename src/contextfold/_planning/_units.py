@@ -135,6 +135,8 @@ def _exchange(messages: Sequence[Message], start: int) -> Unit:
         else:
             break
         i += 1
+    if not unanswered:  # every call answered (the common case)
+        return Unit(UnitKind.EXCHANGE, start, i)
     dangling = tuple(sorted(c for c, left in pending.items() for _ in range(left)))
     return Unit(UnitKind.EXCHANGE, start, i, dangling)
 
@@ -151,8 +153,3 @@ def _answers(message: Message, pending: dict[str, int]) -> int:
             pending[call_id] -= 1
             answered += 1
     return answered
-
-
-def shift(unit: Unit, offset: int) -> Unit:
-    """`unit` moved `offset` messages later."""
-    return Unit(unit.kind, unit.start + offset, unit.stop + offset, unit.dangling)

@@ -72,24 +72,19 @@ class Accountant:
         floor_text: Callable[[str], int] | None = None,
     ) -> None:
         scale = overheads.text_scale
-
-        def scaled(text: str) -> int:
-            return math.ceil(count_text(text) * scale) if text else 0
-
-        def floored(text: str) -> int:
-            return math.ceil(floor_text(text) * scale) if floor_text and text else 0
-
         self.count_text: Callable[[str], int] = TextMemo(
-            scaled, cache_size, CACHE_CHARS
+            _scaled(count_text, scale), cache_size, CACHE_CHARS
         ).__getitem__
-        self.floor_text: Callable[[str], int] = floored
+        self.floor_text: Callable[[str], int] = (
+            _scaled(floor_text, scale) if floor_text else _no_text
+        )
         self.overheads = overheads
         self.images = images
 
     def message(self, message: Message) -> int:
         """Tokens one message costs, framing included."""
         profile = self.overheads
-        total = profile.per_message + sum(self.part(p) for p in message.parts)
+        total = profile.per_message + sum(map(self.part, message.parts))
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -99,7 +94,7 @@ class Accountant:
     def floor(self, message: Message) -> int:
         """A lower bound of `message(message)` that encodes no text (rule 3)."""
         profile = self.overheads
-        total = profile.per_message + sum(self._part_floor(p) for p in message.parts)
+        total = profile.per_message + sum(map(self._part_floor, message.parts))
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -115,7 +110,7 @@ class Accountant:
                 framing = self.overheads.per_tool_call
                 return framing + floor(part.id) + floor(part.name) + floor(part.arguments)
             case ToolResult():
-                return floor(part.call_id) + sum(self._part_floor(p) for p in part.parts)
+                return floor(part.call_id) + sum(map(self._part_floor, part.parts))
             case Image() | Opaque():
                 return 0
             case _:
@@ -131,7 +126,7 @@ class Accountant:
                 framing = self.overheads.per_tool_call
                 return framing + text(part.id) + text(part.name) + text(part.arguments)
             case ToolResult():
-                return text(part.call_id) + sum(self.part(p) for p in part.parts)
+                return text(part.call_id) + sum(map(self.part, part.parts))
             case Image():
                 return image_tokens(self.images, _cached_size(part.source), part.detail)
             case Opaque():
@@ -176,6 +171,18 @@ class Accountant:
             total += costs.enum_init + sum(costs.enum_item + self.count_text(str(v)) for v in enum)
         rest = {k: v for k, v in schema.items() if k not in ("type", "description", "enum")}
         return total + (self.count_text(_json(rest)) if rest else 0)
+
+
+def _scaled(count: Callable[[str], int], scale: float) -> Callable[[str], int]:
+    """`count` scaled by `scale` and rounded up, 0 for empty text (an exact count, scale 1,
+    is its own rounding: no float round trip)."""
+    if scale == 1.0:
+        return lambda text: count(text) if text else 0
+    return lambda text: math.ceil(count(text) * scale) if text else 0
+
+
+def _no_text(text: str) -> int:
+    return 0
 
 
 _NOT_SPACE_TO_TIKTOKEN = str.maketrans("\x1c\x1d\x1e\x1f", "____")

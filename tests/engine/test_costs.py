@@ -1,0 +1,70 @@
+"""UnitCosts: the planner's view of each unit, measured on demand.
+
+A floor adds up message by message only until it is over what the planner asks about, so
+whatever is asked, in whatever order, it says "over" exactly when the whole floor is, and
+the whole floor stays a lower bound of every form the unit can take but fold and drop.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import contextfold as cf
+from contextfold import Message
+from contextfold._engine._costs import UnitCosts, protections, resolve_prune
+from contextfold._engine._measure import Counts
+from contextfold._planning._units import group_units
+from contextfold._strategies._steps import DEFAULT_CHAIN, Prune
+
+from .conversations import conversation, shapes
+
+_ALL = 1 << 60
+
+
+def _costs(messages: list[Message], shape: str) -> UnitCosts:
+    counter = cf.HeuristicCounter(format=shape)
+    units = group_units(messages)
+    n = len(messages)
+    return UnitCosts(
+        units,
+        messages=messages,
+        counts=Counts(counter, messages).view(messages, range(n)),
+        protection=protections(units, messages, [False] * n, 2, True),
+        droppable=[False] * n,
+        steps=DEFAULT_CHAIN,
+        prune_size=resolve_prune(Prune(), 1000),
+    )
+
+
+cases = shapes.flatmap(lambda shape: st.tuples(st.just(shape), conversation(shape)))
+
+
+@given(cases, st.lists(st.integers(-1, 300), max_size=6))
+def test_a_floor_is_over_what_is_asked_exactly_when_the_whole_floor_is(
+    case: tuple[str, list[Message]], asks: list[int]
+) -> None:
+    shape, messages = case
+    whole = _costs(messages, shape)
+    floors = [whole.floor(u, _ALL) for u in range(len(whole))]
+    drawn, rising, falling = (_costs(messages, shape) for _ in range(3))
+    for unit, floor in enumerate(floors):
+        every = range(-1, floor + 1)  # each partial sum is asked about, whatever the order
+        for lazy, order in ((drawn, asks), (rising, every), (falling, reversed(every))):
+            for above in order:
+                got = lazy.floor(unit, above)
+                assert (got > above) == (floor > above)
+                assert got <= floor
+            assert lazy.floor(unit, _ALL) == floor
+
+
+@given(cases)
+def test_the_whole_floor_bounds_every_form_but_fold_and_drop(
+    case: tuple[str, list[Message]],
+) -> None:
+    shape, messages = case
+    costs = _costs(messages, shape)
+    for unit in range(len(costs)):
+        cost = costs.measure(unit)
+        forms = (cost.tokens, cost.pruned, cost.masked, cost.trimmed)
+        assert costs.floor(unit, _ALL) <= min(x for x in forms if x is not None)
