@@ -31,7 +31,7 @@ from typing import Generic, TypeVar, cast
 from ._adapters import Format, item_count, parse_plain, render, validate_plain
 from ._adapters._sdk import to_plain
 from ._archive import Archive
-from ._engine._collector import paused
+from ._engine._collector import pausing
 from ._engine._counting import (
     counter_name,
     default_summarizer,
@@ -86,6 +86,7 @@ class _Job:
     """Tokens of each input message, counted once when first needed."""
 
 
+@pausing
 def _job(
     payload: object,
     budget: int,
@@ -157,6 +158,7 @@ def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozen
     return frozenset(out)
 
 
+@pausing
 def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     if not outcome.report.compacted:
         _check_valid(job, payload, outcome, payload, validate_plain(job.plain, job.fmt))
@@ -230,24 +232,22 @@ def compact(
     Raises:
         BudgetUnreachable: with `strict=True`, when the result does not fit.
     """
-    with paused():
-        job = _job(
-            payload,
-            budget,
-            model=model,
-            format=format,
-            summarizer=summarizer,
-            counter=counter,
-            archive=archive,
-            pins=pins,
-            droppable=droppable,
-            policy=policy,
-            options=options,
-        )
+    job = _job(
+        payload,
+        budget,
+        model=model,
+        format=format,
+        summarizer=summarizer,
+        counter=counter,
+        archive=archive,
+        pins=pins,
+        droppable=droppable,
+        policy=policy,
+        options=options,
+    )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
     outcome = run(flow, job.summarizer, _deadline(job), archive=job.archive)
-    with paused():
-        return _checked(_finish(job, payload, outcome), strict)
+    return _checked(_finish(job, payload, outcome), strict)
 
 
 async def acompact(
@@ -266,21 +266,19 @@ async def acompact(
     **options: object,
 ) -> CompactResult[P]:
     """Awaitable `compact`: summaries come from `asummarize` when the summarizer has it."""
-    with paused():
-        job = _job(
-            payload,
-            budget,
-            model=model,
-            format=format,
-            summarizer=summarizer,
-            counter=counter,
-            archive=archive,
-            pins=pins,
-            droppable=droppable,
-            policy=policy,
-            options=options,
-        )
+    job = _job(
+        payload,
+        budget,
+        model=model,
+        format=format,
+        summarizer=summarizer,
+        counter=counter,
+        archive=archive,
+        pins=pins,
+        droppable=droppable,
+        policy=policy,
+        options=options,
+    )
     flow = compact_flow(job.conversation.messages, job.settings, job.marks, job.archive, job.counts)
     outcome = await arun(flow, job.summarizer, _deadline(job), archive=job.archive)
-    with paused():
-        return _checked(_finish(job, payload, outcome), strict)
+    return _checked(_finish(job, payload, outcome), strict)

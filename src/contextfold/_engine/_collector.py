@@ -19,11 +19,16 @@ Rules:
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import Final
+from typing import Final, ParamSpec, TypeVar
+
+_Params = ParamSpec("_Params")
+_Result = TypeVar("_Result")
 
 LONGEST: Final = 1.0
 """Seconds the collector may be held off on end by overlapping steps (rule 4)."""
@@ -74,3 +79,14 @@ _PAUSED: Final = _Paused()
 def paused() -> _Paused:
     """The collector disabled until the block ends (rules 1 and 3)."""
     return _PAUSED
+
+
+def pausing(function: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
+    """`function`, each call of it run with the collector paused."""
+
+    @functools.wraps(function)
+    def call(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
+        with _PAUSED:
+            return function(*args, **kwargs)
+
+    return call
