@@ -61,7 +61,15 @@ def _plain_weight(entry: _ledger_text.Entry) -> int:
     if _ledger_bound._NUMERIC.fullmatch(text) is not None:
         return 3
     setting = _ledger_text.is_setting(entry.group, text)
-    return 2 if setting or not _ledger_bound._id_like(text) else 0
+    return 2 if setting or _ledger_bound._ID_LIKE.search(text) is None else 0
+
+
+_ID_PIECES = st.sampled_from(("a", "Z", "1", "٣", "_", "/", "@", ".", "\n", " ", "é"))
+
+
+@given(st.lists(_ID_PIECES, max_size=8).map("".join))
+def test_id_like_is_the_pattern(text: str) -> None:
+    assert _ledger_bound._id_like(text) == (_ledger_bound._ID_LIKE.search(text) is not None)
 
 
 def test_a_value_entry_is_the_entry() -> None:
