@@ -7,7 +7,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._summarizers import _ledger_bound, _ledger_sentences, _ledger_text, _ledger_values
+from contextfold._statements import _facts
+from contextfold._summarizers import (
+    _ledger_bound,
+    _ledger_extract,
+    _ledger_sentences,
+    _ledger_text,
+    _ledger_values,
+)
 
 from ..strategies import glued
 
@@ -233,3 +240,19 @@ def test_lowercase_tests_are_the_plain_patterns() -> None:
     assert _ledger_sentences.DONE_LOW.pattern == _DONE.pattern
     for pattern in (_ledger_sentences.DECISION_LOW, _ledger_sentences.DONE_LOW):
         assert pattern.flags == re.compile("").flags
+
+
+_USER_GLUE = (*_GLUE, ". ", "! ", '." ', ") ", "\n- ", "\n1. ", "\nHi there, ", "<q>", "</q>")
+user_texts = glued([*_WORDS, "Hi", "hello", "###"], _USER_GLUE, piece_size=3, max_size=12)
+
+
+@given(user_texts)
+def test_user_text_searches_sentences_only_when_the_text_finds(text: str) -> None:
+    own_text = _facts.outside_quotes(text)
+    own = [_ledger_sentences.GREETING.sub("", s) for s in _facts.sentences(own_text)]
+    decides = _ledger_sentences.DECISION.search(own_text) is not None
+    states = _ledger_sentences.STATED.search(own_text) is not None
+    assert decides or not any(_ledger_sentences.DECISION.search(s) for s in own)
+    assert states or not any(_ledger_sentences.STATED.search(s) for s in own)
+    plain = _ledger_extract._goals(text, own, True, True)
+    assert _ledger_extract._goals(text, own, decides, states) == plain
