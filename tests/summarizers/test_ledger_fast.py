@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold._statements import _facts
+from contextfold._statements._kinds import is_filler
 from contextfold._summarizers import (
     _ledger_bound,
     _ledger_extract,
@@ -256,3 +257,16 @@ def test_user_text_searches_sentences_only_when_the_text_finds(text: str) -> Non
     assert states or not any(_ledger_sentences.STATED.search(s) for s in own)
     plain = _ledger_extract._goals(text, own, True, True)
     assert _ledger_extract._goals(text, own, decides, states) == plain
+
+
+_FILLER = st.sampled_from(("Sounds good.", "Noted, I'll keep that in mind.", "OK", "", "Sure!"))
+
+
+@given(st.lists(sentences | _FILLER, max_size=8))
+def test_next_steps_are_the_plain_choice(said: list[str]) -> None:
+    assert any(map(is_filler, ("Sounds good.", "OK")))
+    kept = [s for s in said if not is_filler(s)]
+    plans = [s for s in kept if _ledger_sentences.is_plan(s)]
+    boiler = _ledger_sentences.BOILERPLATE
+    plain = plans[-2:] if plans else [s for s in kept if not boiler.search(s)][-1:]
+    assert _ledger_extract._next_steps(said) == plain

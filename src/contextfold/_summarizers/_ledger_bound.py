@@ -204,6 +204,8 @@ def _data_weight(entry: Entry) -> int:
     text = entry.text
     first = text[:1]
     digit = first.isdecimal()  # what both patterns below need first, bar `.,:%` (`\d`)
+    if digit and text.isdecimal():
+        return 3  # bare digits: `_NUMERIC` whole, and no `-:/` for `_TIME_OR_DATE`
     if digit and _TIME_OR_DATE.match(text) is not None:
         return 1
     if first in ("$", "€", "£"):

@@ -386,12 +386,27 @@ def _part_values(
             return None
 
 
+def _next_steps(said: list[str]) -> list[str]:
+    """What the agent says happens next: its last two plans, else its last sentence that is
+    not politeness; filler never counts. Read from the end, and only as far as needed."""
+    plans: list[str] = []
+    last: list[str] = []
+    for sentence in reversed(said):
+        if is_filler(sentence):
+            continue
+        if is_plan(sentence):
+            plans.append(sentence)
+            if len(plans) == 2:
+                break
+        elif not last and not BOILERPLATE.search(sentence):
+            last.append(sentence)
+    return plans[::-1] or last
+
+
 def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
-        said = [s for s in sentences(outside_quotes(text)) if not is_filler(s)]
-        plans = [s for s in said if is_plan(s)]
-        chosen = plans[-2:] if plans else [s for s in said if not BOILERPLATE.search(s)][-1:]
+        chosen = _next_steps(sentences(outside_quotes(text)))
         if chosen:
             joined = " ".join(clip(s, _CLIP) for s in chosen)
             seq = (index + 2) * _SLOT - 2
