@@ -212,7 +212,8 @@ def _user_text(out: _Reader, text: str, ref: str) -> None:
 def _goals(text: str, own: list[str], decides: bool, states: bool) -> list[str]:
     """A user message's goals: the first line of each pasted document (`<tag>...</tag>`),
     every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated;
-    `decides` and `states`: whether DECISION and STATED find anything in `own` (rule 8)."""
+    `decides` and `states`: whether DECISION and STATED find anything in the text that
+    `own` was split from (rule 8)."""
     pasted: list[str] = []
     for tag, body in tagged_blocks(text):
         first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
