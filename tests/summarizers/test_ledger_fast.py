@@ -7,7 +7,15 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._summarizers import _ledger_bound, _ledger_sentences, _ledger_text, _ledger_values
+from contextfold._statements import _facts
+from contextfold._statements._kinds import is_filler
+from contextfold._summarizers import (
+    _ledger_bound,
+    _ledger_extract,
+    _ledger_sentences,
+    _ledger_text,
+    _ledger_values,
+)
 
 from ..strategies import glued
 
@@ -61,7 +69,15 @@ def _plain_weight(entry: _ledger_text.Entry) -> int:
     if _ledger_bound._NUMERIC.fullmatch(text) is not None:
         return 3
     setting = _ledger_text.is_setting(entry.group, text)
-    return 2 if setting or not _ledger_bound._id_like(text) else 0
+    return 2 if setting or _ledger_bound._ID_LIKE.search(text) is None else 0
+
+
+_ID_PIECES = st.sampled_from(("a", "Z", "1", "٣", "_", "/", "@", ".", "\n", " ", "é"))
+
+
+@given(st.lists(_ID_PIECES, max_size=8).map("".join))
+def test_id_like_is_the_pattern(text: str) -> None:
+    assert _ledger_bound._id_like(text) == (_ledger_bound._ID_LIKE.search(text) is not None)
 
 
 def test_a_value_entry_is_the_entry() -> None:
@@ -225,3 +241,32 @@ def test_lowercase_tests_are_the_plain_patterns() -> None:
     assert _ledger_sentences.DONE_LOW.pattern == _DONE.pattern
     for pattern in (_ledger_sentences.DECISION_LOW, _ledger_sentences.DONE_LOW):
         assert pattern.flags == re.compile("").flags
+
+
+_USER_GLUE = (*_GLUE, ". ", "! ", '." ', ") ", "\n- ", "\n1. ", "\nHi there, ", "<q>", "</q>")
+user_texts = glued([*_WORDS, "Hi", "hello", "###"], _USER_GLUE, piece_size=3, max_size=12)
+
+
+@given(user_texts)
+def test_user_text_searches_sentences_only_when_the_text_finds(text: str) -> None:
+    own_text = _facts.outside_quotes(text)
+    own = [_ledger_sentences.GREETING.sub("", s) for s in _facts.sentences(own_text)]
+    decides = _ledger_sentences.DECISION.search(own_text) is not None
+    states = _ledger_sentences.STATED.search(own_text) is not None
+    assert decides or not any(_ledger_sentences.DECISION.search(s) for s in own)
+    assert states or not any(_ledger_sentences.STATED.search(s) for s in own)
+    plain = _ledger_extract._goals(text, own, True, True)
+    assert _ledger_extract._goals(text, own, decides, states) == plain
+
+
+_FILLER = st.sampled_from(("Sounds good.", "Noted, I'll keep that in mind.", "OK", "", "Sure!"))
+
+
+@given(st.lists(sentences | _FILLER, max_size=8))
+def test_next_steps_are_the_plain_choice(said: list[str]) -> None:
+    assert any(map(is_filler, ("Sounds good.", "OK")))
+    kept = [s for s in said if not is_filler(s)]
+    plans = [s for s in kept if _ledger_sentences.is_plan(s)]
+    boiler = _ledger_sentences.BOILERPLATE
+    plain = plans[-2:] if plans else [s for s in kept if not boiler.search(s)][-1:]
+    assert _ledger_extract._next_steps(said) == plain

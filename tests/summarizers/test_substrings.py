@@ -7,6 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contextfold._summarizers._ledger_carried import _Said
 from contextfold._summarizers._substrings import SMALL, Haystack
 
 NEEDLE = 18
@@ -64,3 +65,19 @@ def test_short_needles_at_the_end_and_absent() -> None:
     assert not haystack.contains("zz")
     assert not haystack.contains("wa")
     assert haystack.contains("bx")
+
+
+@given(
+    st.lists(st.text(_ALPHABET, min_size=1, max_size=40), min_size=1, max_size=60),
+    st.lists(st.text(_ALPHABET, min_size=1, max_size=30), max_size=8),
+)
+def test_statements_overlap_as_the_plain_tests(said: list[str], texts: list[str]) -> None:
+    """`_Said.overlaps` searches only the statements long enough: the plain answer."""
+    filler = [f"w{i} é\tx{i % 7}" for i in range(SMALL // 8)]  # over SMALL: the index is used
+    prepared = _Said.of((*said, *filler))
+    assert len(prepared.folded_joined.text) > SMALL
+    for text in [*texts, *(f[1:-1] for f in prepared.folded), *prepared.folded]:
+        if not text:
+            continue
+        plain = any(text in f for f in prepared.folded) or any(f in text for f in prepared.folded)
+        assert prepared.overlaps(text) == plain

@@ -198,8 +198,9 @@ def pool_size(max_tokens: int) -> int:
 
 def merge(old: list[Entry], found: Extraction) -> list[Entry]:
     """Old entries, then the span's, one per key (newest wins), with events applied."""
-    new_state = any(e.section == "state" for e in found.entries)
-    ordered = [e for e in (*old, *found.earlier) if not (new_state and e.section == "state")]
+    ordered = [*old, *found.earlier]
+    if ordered and any(e.section == "state" for e in found.entries):
+        ordered = [e for e in ordered if e.section != "state"]
     ordered.extend(found.entries)
     by_key: dict[str, Entry] = {}
     for entry in ordered:
@@ -231,6 +232,8 @@ def _closer(known: Section, new: Section) -> bool:
 
 def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:
     """Each completion closes the latest open goal before it (and its message's others)."""
+    if not completions:
+        return entries
     done: set[int] = set()
     goals = sorted(
         (i for i, e in enumerate(entries) if e.section == "goals"), key=lambda i: entries[i].seq
@@ -243,6 +246,8 @@ def _close_goals(entries: list[Entry], completions: list[int]) -> list[Entry]:
         latest = entries[before[-1]]
         done.update(i for i in before if latest.refs and entries[i].refs == latest.refs)
         done.add(before[-1])
+    if not done:
+        return entries
     return [replace(e, status="done") if i in done else e for i, e in enumerate(entries)]
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Final
 
 from ._ledger_reading import UNREAD
@@ -134,13 +135,27 @@ def priorities(entries: list[Entry]) -> list[tuple[int, int, int, int]]:
     kinds = goal_kinds(entries) | _task_values(entries)
     keys: list[tuple[int, int, int, int]] = []
     for index, entry in enumerate(entries):
-        row = kinds.get(index) or kind(entry)
+        row = kinds.get(index)
+        if entry.section in VALUES:  # most entries: one call, no rank 0 (`_value_key`)
+            keys.append(_value_key(entry, row))
+            continue
+        row = row or kind(entry)
         new, old = RANKS[row]
         rank = new if entry.new else old
         order = _RANK0_ORDER.get(row, 9) if rank == 0 else weight(entry)
-        age = entry.seq if row == "user task" else -entry.seq
-        keys.append((rank, _section_key(entry, rank), order, age))
+        keys.append((rank, _section_key(entry, rank), order, -entry.seq))
     return keys
+
+
+def _value_key(entry: Entry, row: str | None) -> tuple[int, int, int, int]:
+    """`priorities`' key of a value: its row never ranks 0, the user's values lead their
+    rank (`_section_key`), alike (`weight`), the task's oldest first."""
+    section = entry.section
+    if section == "user":
+        rank = RANKS[row or "user"][0 if entry.new else 1]
+        return (rank, 0, 0, entry.seq if row == "user task" else -entry.seq)
+    row = "command" if section == "identifiers" and entry.group == "command" else section
+    return (RANKS[row][0 if entry.new else 1], 1, _data_weight(entry), -entry.seq)
 
 
 def _task_values(entries: list[Entry]) -> dict[int, str]:
@@ -168,9 +183,10 @@ _EDITING_TOOL: Final = re.compile(
 _NUMERIC: Final = re.compile(r"[$€£]?[\d.,:%]+(?:\s?[A-Za-z]{0,3})?")
 _TIME_OR_DATE: Final = re.compile(r"\d{1,4}[-:/]\d{1,2}(?:[-:/]\d{1,4})?\b.*")
 _ID_LIKE: Final = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]|[_/@.]")
-_ID_LIKE_LINE: Final = re.compile(r"(?=.*[A-Za-z])(?=.*\d)|.*[_/@.]")
-"""`_ID_LIKE` for a one-line text, matched at its start: the same answer without trying
-every letter against every later character (a long word of letters costs linear time)."""
+_LETTER: Final = re.compile(r"[A-Za-z]")
+_DIGIT: Final = re.compile(r"\d")
+"""`_ID_LIKE` in a one-line text: one of `_/@.` (substring tests), or a letter and a digit
+anywhere (two plain searches, without trying every letter against every later digit)."""
 
 
 def weight(entry: Entry) -> int:
@@ -180,9 +196,16 @@ def weight(entry: Entry) -> int:
         return 1
     if entry.section == "user":
         return 0
+    return _data_weight(entry)
+
+
+def _data_weight(entry: Entry) -> int:
+    """`weight` of a value the agent or a tool gave."""
     text = entry.text
     first = text[:1]
     digit = first.isdecimal()  # what both patterns below need first, bar `.,:%` (`\d`)
+    if digit and text.isdecimal():
+        return 3  # bare digits: `_NUMERIC` whole, and no `-:/` for `_TIME_OR_DATE`
     if digit and _TIME_OR_DATE.match(text) is not None:
         return 1
     if first in ("$", "€", "£"):
@@ -196,7 +219,9 @@ def _id_like(text: str) -> bool:
     """Letters and digits, or one of `_/@.`: what identifiers have."""
     if "\n" in text:
         return _ID_LIKE.search(text) is not None
-    return _ID_LIKE_LINE.match(text) is not None
+    if "_" in text or "/" in text or "@" in text or "." in text:
+        return True
+    return _LETTER.search(text) is not None and _DIGIT.search(text) is not None
 
 
 def bound(
@@ -210,7 +235,7 @@ def bound(
     if covered is not None:
         entries = [e for e in entries if e.section not in _KEYED or not covered(e)]
     gone = _Gone(covered)
-    likely = sum(len(e.text) for e in entries) <= _LIKELY_CHARS_PER_TOKEN * max_tokens
+    likely = sum(map(len, map(_TEXT, entries))) <= _LIKELY_CHARS_PER_TOKEN * max_tokens
     whole = _whole(entries, gone, max_tokens, count) if likely else None
     if whole is not None:
         return whole
@@ -223,12 +248,15 @@ def bound(
         if whole is not None:
             return whole
     text = render(chosen)
-    while chosen and count(text) > max_tokens:
+    fits = count(text) <= max_tokens
+    while chosen and not fits:
         chosen = chosen[: len(chosen) - max(1, len(chosen) // 8)]
         text = render(chosen)
-    return text if count(text) <= max_tokens else ""
+        fits = count(text) <= max_tokens
+    return text if fits else ""
 
 
+_TEXT: Final = attrgetter("text")
 _KEYED: Final[frozenset[Section]] = frozenset({"goals", "user"})
 """Sections whose entries' priorities depend on one another (`goal_kinds`, `_task_values`):
 the entries left out of them are taken out before ranking; any other entry's priority is

@@ -15,10 +15,11 @@ Rules:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from itertools import accumulate
 
 from .._content_cache import on_clear
 from .._statements._facts import normalize
@@ -46,16 +47,21 @@ class _Said:
     folded_joined: Haystack
     lengths: list[int]
     """len() of each of `folded`, for the ones short enough to sit inside an entry."""
+    starts: list[int]
+    """Where each of `folded` begins in `folded_joined`: a text sits only inside those
+    at least as long as itself, which come last."""
 
     @classmethod
     def of(cls, said: tuple[str, ...]) -> _Said:
         folded = sorted((f for f in (normalize(t) for t in said) if f), key=len)
+        lengths = [len(f) for f in folded]
         return cls(
             said,
             Haystack(_SEP.join(said)),
             folded,
             Haystack(_SEP.join(folded)),
-            [len(f) for f in folded],
+            lengths,
+            list(accumulate((n + len(_SEP) for n in lengths), initial=0)),
         )
 
     def contains(self, needle: str) -> bool:
@@ -66,11 +72,11 @@ class _Said:
 
     def overlaps(self, text: str) -> bool:
         """Whether one normalized statement contains `text` or sits inside it."""
-        inside = (
-            self.folded_joined.contains(text)
-            if _SEP not in text
-            else any(text in f for f in self.folded)
-        )
+        if _SEP in text:
+            inside = any(text in f for f in self.folded)
+        else:
+            start = self.starts[bisect_left(self.lengths, len(text))]
+            inside = self.folded_joined.contains(text, start)
         if inside:
             return True
         shorter = self.folded[: bisect_right(self.lengths, len(text))]

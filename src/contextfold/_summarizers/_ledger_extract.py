@@ -21,6 +21,9 @@ Rules:
    source (the user's text, the agent's text and calls, tool output) up to an allowance
    of characters that scales with the bound, the span's first user text; a note names
    how many messages were not read. A call not read still names its result's tool.
+8. A user's sentence is a piece of their text with whitespace (or nothing) on each side, so
+   a pattern that finds nothing in the text finds nothing in any of its sentences: DECISION
+   and STATED are searched in each sentence only when they find something in the text.
 """
 
 from __future__ import annotations
@@ -196,31 +199,41 @@ def _add(
 def _user_text(out: _Reader, text: str, ref: str) -> None:
     own_text = outside_quotes(text)
     own = [GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
-    for goal in _goals(text, own):
+    decides = DECISION.search(own_text) is not None  # rule 8
+    for goal in _goals(text, own, decides, STATED.search(own_text) is not None):
         _add(out, "goals", goal, ref, status="open")
-    _decisions(out, own, ref)
+    if decides:
+        _decisions(out, own, ref)
     out.seq = out.values.note(prose_facts(own_text), USER, out.seq, ref)
     if own_text != text:
         out.seq = out.values.note(prose_facts(text), AGENT, out.seq, ref)
 
 
-def _goals(text: str, own: list[str]) -> list[str]:
+def _goals(text: str, own: list[str], decides: bool, states: bool) -> list[str]:
     """A user message's goals: the first line of each pasted document (`<tag>...</tag>`),
-    every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated."""
+    every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated;
+    `decides` and `states`: whether DECISION and STATED find anything in the text that
+    `own` was split from (rule 8)."""
     pasted: list[str] = []
     for tag, body in tagged_blocks(text):
         first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
         if first and not first.strip().startswith("/"):
             pasted.append(f"{tag}: {clip(first, _CLIP)}")
-    stated = [clip(s, _CLIP) for s in own if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS]
+    stated = [
+        clip(s, _CLIP)
+        for s in (own if states else ())
+        if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS
+    ]
     asked = [
-        g for g in (clip(s, _CLIP) for s in _requests(own)) if g not in stated and not is_filler(g)
+        g
+        for g in (clip(s, _CLIP) for s in _requests(own, decides))
+        if g not in stated and not is_filler(g)
     ]
     found = [*pasted, *stated, *asked]
     return [g for i, g in enumerate(found) if i < _GOALS_PER_MESSAGE or g in stated]
 
 
-def _requests(said: list[str]) -> list[str]:
+def _requests(said: list[str], decides: bool) -> list[str]:
     """Sentences asking for something; for a bare "Can you help with that?", the one before."""
     out: list[str] = []
     for index, sentence in enumerate(said):
@@ -228,17 +241,17 @@ def _requests(said: list[str]) -> list[str]:
             before = said[index - 1] if index else ""
             if len(before.split()) >= _MIN_GOAL_WORDS and before not in out:
                 out.append(before)
-        elif _asks(sentence):
+        elif _asks(sentence, decides):
             out.append(sentence)
     return out
 
 
-def _asks(sentence: str) -> bool:
+def _asks(sentence: str, decides: bool) -> bool:
     """A request with some content that is not also a decision."""
     return (
         len(sentence.split()) >= _MIN_GOAL_WORDS
         and is_request(sentence)
-        and DECISION.search(sentence) is None
+        and not (decides and DECISION.search(sentence) is not None)
     )
 
 
@@ -374,12 +387,27 @@ def _part_values(
             return None
 
 
+def _next_steps(said: list[str]) -> list[str]:
+    """What the agent says happens next: its last two plans, else its last sentence that is
+    not politeness; filler never counts. Read from the end, and only as far as needed."""
+    plans: list[str] = []
+    last: list[str] = []
+    for sentence in reversed(said):
+        if is_filler(sentence):
+            continue
+        if is_plan(sentence):
+            plans.append(sentence)
+            if len(plans) == 2:
+                break
+        elif not last and not BOILERPLATE.search(sentence):
+            last.append(sentence)
+    return plans[::-1] or last
+
+
 def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
-        said = [s for s in sentences(outside_quotes(text)) if not is_filler(s)]
-        plans = [s for s in said if is_plan(s)]
-        chosen = plans[-2:] if plans else [s for s in said if not BOILERPLATE.search(s)][-1:]
+        chosen = _next_steps(sentences(outside_quotes(text)))
         if chosen:
             joined = " ".join(clip(s, _CLIP) for s in chosen)
             seq = (index + 2) * _SLOT - 2

@@ -21,6 +21,7 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Final
 
 from .._messages import Message, Summary, Text, ToolCall, ToolResult, part_text
@@ -142,13 +143,18 @@ class _Walk:
             self.missed.append(index)
 
 
+_SUMMARY: Final = repeat(Summary)
+"""`isinstance`'s second argument for every part (`map`)."""
+
+
 def window(messages: tuple[Message, ...], limit: Reading) -> Window:
     """The parts a ledger within `limit` reads (rules 1-3): one pass, newest first."""
     size = len(messages)
     walk = _Walk(size, limit)
-    first = next((i for i, m in enumerate(messages) if m.role == "user" and _costs(m)[USER]), None)
-    if first is not None and _costs(messages[first])[USER] <= limit.chars[USER]:
-        walk.left[USER] -= _costs(messages[first])[USER]  # rule 3: the task first
+    users = ((i, _costs(m)[USER]) for i, m in enumerate(messages) if m.role == "user")
+    first, cost = next((found for found in users if found[1]), (None, 0))
+    if first is not None and cost <= limit.chars[USER]:
+        walk.left[USER] -= cost  # rule 3: the task first
         walk.extra.add(first)
     stop = 0
     for index in range(size - 1, -1, -1):
@@ -159,7 +165,7 @@ def window(messages: tuple[Message, ...], limit: Reading) -> Window:
         if not (walk.open[AGENT] or walk.open[TOOL]) and message.role != "user":
             walk.missed.append(index)
             continue
-        walk.take(index, _costs(message), any(isinstance(p, Summary) for p in message.parts))
+        walk.take(index, _costs(message), any(map(isinstance, message.parts, _SUMMARY)))
     agent, tool = (walk.oldest[k] if not walk.open[k] else 0 for k in (AGENT, TOOL))
     unread = sorted(set(walk.missed) | (set(range(stop)) - walk.extra))
     return Window(agent, tool, frozenset(walk.extra), tuple(unread))
@@ -169,16 +175,15 @@ def _costs(message: Message) -> tuple[int, int, int]:
     """The characters the reader looks at in `message`, by source (rule 2): what `source`
     says of each part, told apart once."""
     costs = [0, 0, 0]
+    text_kind = _TEXT_SOURCES.get(message.role)
     for part in message.parts:
-        match part:
-            case Text():
-                kind = _TEXT_SOURCES.get(message.role)
-                if kind is not None:
-                    costs[kind] += min(PART_CHARS, len(part.text))
-            case ToolCall():
-                costs[AGENT] += min(PART_CHARS, len(part.arguments))
-            case ToolResult():
-                costs[TOOL] += min(PART_CHARS, sum(len(part_text(p)) for p in part.parts))
+        if isinstance(part, Text):
+            if text_kind is not None:
+                costs[text_kind] += min(PART_CHARS, len(part.text))
+        elif isinstance(part, ToolCall):
+            costs[AGENT] += min(PART_CHARS, len(part.arguments))
+        elif isinstance(part, ToolResult):
+            costs[TOOL] += min(PART_CHARS, sum(map(len, map(part_text, part.parts))))
     return costs[USER], costs[AGENT], costs[TOOL]
 
 

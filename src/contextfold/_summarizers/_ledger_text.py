@@ -21,6 +21,8 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass, fields
+from itertools import chain
+from operator import attrgetter
 from typing import Final, Literal
 
 from .._messages import REF_PATTERN
@@ -183,18 +185,22 @@ def values_lines(items: list[Entry]) -> list[str]:
     lines: list[str] = []
     for start in range(0, len(groups), ROLES_PER_LINE):
         chunk = groups[start : start + ROLES_PER_LINE]
-        newest = max((e for _, values in chunk for e in values), key=lambda e: e.seq)
+        newest = max(chain.from_iterable(values for _, values in chunk), key=_SEQ)
         joined = "; ".join(
-            f"{quote(role)}: {', '.join(quote(e.text) for e in values)}" for role, values in chunk
+            f"{quote(role)}: {', '.join(map(quote, map(_TEXT, values)))}" for role, values in chunk
         )
         lines.append(f"- {joined}{ref_suffix(newest.refs[-1:])}")
     return lines
 
 
+_SEQ: Final = attrgetter("seq")
+_TEXT: Final = attrgetter("text")
+
+
 def render(entries: Iterable[Entry]) -> str:
     """The ledger body for `entries`: sections in ORDER, entries by recency inside each."""
     by_section: dict[Section, list[Entry]] = {}
-    for entry in sorted(entries, key=lambda e: e.seq):
+    for entry in sorted(entries, key=_SEQ):
         by_section.setdefault(entry.section, []).append(entry)
     blocks: list[str] = []
     for section in ORDER:

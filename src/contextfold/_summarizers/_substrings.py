@@ -4,12 +4,15 @@ Rules:
 1. `Haystack(text).contains(needle)` is exactly `needle in text`, only faster when the same
    text is asked about many times.
 2. A needle without whitespace lies, wherever it occurs, inside one whitespace-free run of
-   the text (`text.split()`): it is looked for in the text's distinct runs, joined by a
-   character it does not contain (NUL; a needle with NUL is searched in the text). A
-   repetitive text has far fewer distinct runs than characters, and splitting is done in C.
+   the text (`text.split()`) at least as long as itself: it is looked for in the text's
+   distinct runs, joined by a character it does not contain (NUL; a needle with NUL is
+   searched in the text), shortest first, from the first run as long as the needle. A
+   repetitive text has far fewer distinct runs than characters, the runs shorter than a
+   needle are never read, and splitting and sorting are done in C.
 3. A needle with whitespace can only occur where each of its inner runs (those with
    whitespace on both sides) is a whole run of the text: when one is not, it is absent
-   without a search; otherwise the text is searched.
+   without a search; otherwise the text is searched, from `start` when the caller knows
+   no occurrence can begin before it.
 4. A small text is searched directly: indexing it costs more than it saves. (Sets of the
    runs' short slices once answered short needles; searching the joined distinct runs
    is as fast where it was measured and holds none of their memory.)
@@ -17,34 +20,42 @@ Rules:
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Final
 
 SMALL: Final = 4_096
-"""Texts up to this many characters are searched directly (rule 5)."""
+"""Texts up to this many characters are searched directly (rule 4)."""
 _JOIN: Final = "\x00"
 
 
 class Haystack:
     """One text and, built on first use, its distinct whitespace-free runs (rule 2)."""
 
-    __slots__ = ("_joined", "_runs", "text")
+    __slots__ = ("_joined", "_lengths", "_runs", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._runs: frozenset[str] | None = None
         self._joined: str | None = None
+        self._lengths: list[int] = []
+        """The length of each run in `_joined`, shortest first."""
+        self._starts: list[int] = []
+        """Where each run begins in `_joined`."""
 
-    def contains(self, needle: str) -> bool:
-        """`needle in self.text` (rule 1)."""
+    def contains(self, needle: str, start: int = 0) -> bool:
+        """`needle in self.text` (rule 1), given that no occurrence begins before `start`."""
         if len(self.text) <= SMALL or not needle or _JOIN in needle:
-            return needle in self.text
+            return self.text.find(needle, start) >= 0
         parts = needle.split()
         if len(parts) == 1 and parts[0] == needle:
-            return needle in self._index()
+            joined = self._index()
+            first = bisect_left(self._lengths, len(needle))  # rule 2: long enough runs
+            return first < len(self._starts) and joined.find(needle, self._starts[first]) >= 0
         runs = self._runs if self._runs is not None else self._build_runs()
         if any(part not in runs for part in parts[1:-1]):
             return False
-        return needle in self.text
+        return self.text.find(needle, start) >= 0
 
     def _build_runs(self) -> frozenset[str]:
         self._runs = frozenset(self.text.split())
@@ -53,5 +64,8 @@ class Haystack:
     def _index(self) -> str:
         if self._joined is None:
             runs = self._runs if self._runs is not None else self._build_runs()
-            self._joined = _JOIN.join(sorted(runs))
+            ordered = sorted(runs, key=len)  # any order of equal lengths: `find` is the same
+            self._lengths = list(map(len, ordered))
+            self._starts = list(accumulate((n + 1 for n in self._lengths), initial=0))[:-1]
+            self._joined = _JOIN.join(ordered)
         return self._joined
