@@ -42,7 +42,7 @@ from ._costs import UnitCosts, protections, resolve_prune
 from ._measure import Counts
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
-from ._room import fill, room_left
+from ._room import fill, kept_tokens, room_left
 from ._shape import BRIDGE_REF, SHAPES, add_bridges
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
@@ -135,12 +135,12 @@ def compact_flow(
     out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan, protected)
-    after = settings.overhead + sum(counter.count(m) for m in out)
+    after = settings.overhead + sum(map(counter.count, out))
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
         out2, origins2 = _assemble(applied, len(prep.parts.system), items, settings, archive)
-        after2 = settings.overhead + sum(counter.count(m) for m in out2)
+        after2 = settings.overhead + sum(map(counter.count, out2))
         if after2 <= settings.budget or after > settings.budget:
             vouch(archive, Card(header))
             applied.refs.extend(refs)
@@ -222,15 +222,9 @@ def _new_artifacts(
     alternate = SHAPES[settings.format].alternate
     bridge = _bridge_cost(settings.counter) if alternate else 0
     apart = bridge if anchor != BEFORE_ALL else 0  # the card's own bridge, summary elsewhere
+    kept = kept_tokens(applied, settings.counter)
     room, most = (
-        room_left(
-            applied,
-            the_plan,
-            goal=goal,
-            overhead=settings.overhead + apart,
-            bridge=bridge,
-            counter=settings.counter,
-        )
+        room_left(kept, the_plan, goal=goal, overhead=settings.overhead + apart, bridge=bridge)
         for goal in (
             settings.target if the_plan.on_target else settings.budget,
             max(settings.target, int(settings.card_ceiling * settings.budget)),
