@@ -13,10 +13,14 @@ Rules:
 4. A tool result is a part (`ToolResult`), wherever the wire format puts it: in a `tool`
    message (OpenAI chat), a `function_call_output` item (Responses) or a user message
    (Anthropic).
+5. The models are built by the million (every message parsed, every part the engine
+   makes), so their `__init__` sets slots directly (`_slot_init`): same signature, same
+   frozen objects as the dataclass one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import KW_ONLY, dataclass
@@ -212,6 +216,35 @@ class Conversation:
     tools: tuple[ToolSpec, ...] = ()
     extras: Extras = EMPTY
     """Other request-body fields (model, temperature, ...) and adapter bookkeeping."""
+
+
+def _slot_init(cls: type) -> None:
+    """Give a frozen, slotted dataclass the same `__init__` (signature and effect) that
+    sets each slot through its descriptor: the generated one calls `object.__setattr__`
+    per field, which made building a message about twice as slow (rule 5)."""
+    fields = sorted(dataclasses.fields(cls), key=lambda f: f.kw_only is True)  # as dataclass orders
+    env: dict[str, object] = {}
+    params, body = ["self"], []
+    for f in fields:
+        if f.kw_only and "*" not in params:
+            params.append("*")
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        env[f"_s_{f.name}"] = cls.__dict__[f.name].__set__
+        body.append(f"    _s_{f.name}(self, {f.name})")
+    exec(f"def __init__({', '.join(params)}):\n" + "\n".join(body), env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init  # type: ignore[misc]
+
+
+for _model in (Text, Image, ToolCall, ToolResult, Reasoning, Opaque, Marker, Summary, Card):
+    _slot_init(_model)
+for _whole in (Message, ToolSpec, Conversation):
+    _slot_init(_whole)
 
 
 # --- artifact text -------------------------------------------------------------------------
