@@ -24,7 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .._messages import BRIDGE_NOTE, Card, Marker, Message, Summary, ToolCall, ToolResult
+from .._messages import (
+    BRIDGE_NOTE,
+    Card,
+    Marker,
+    Message,
+    Summary,
+    ToolCall,
+    ToolResult,
+    slot_init,
+)
 
 
 class UnitKind(Enum):
@@ -39,6 +48,7 @@ class UnitKind(Enum):
     ORPHAN = "orphan"
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Unit:
     """Messages `start`..`stop` (exclusive) of the conversation, taken or left whole."""
