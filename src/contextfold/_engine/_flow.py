@@ -17,7 +17,8 @@ Rules:
    over its budget anyway (the floor alone is); otherwise the budget wins.
 8. The input is counted only as far as decisions need (`_measure`): what was folded
    before anything needed its count is counted only if the report's `tokens_before` is
-   read, and rule 5 compares by counting newest first until the input is the bigger.
+   read, and rule 5 compares by counting (what is not counted yet, newest first) until
+   the input is the bigger.
 """
 
 from __future__ import annotations

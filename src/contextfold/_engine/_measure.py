@@ -4,9 +4,10 @@ Rules:
 1. An input message is counted exactly only when something asks, and its count is kept:
    the planner measures the units that decide where to cut, newest first, and messages
    folded or dropped before anything needed their counts are never counted.
-2. `over(limit)` says whether the messages total more than `limit`, counting newest
-   first only until they do; `total()` counts them all (a report's `tokens_before`
-   asks for it only when read).
+2. `over(limit)` says whether the messages total more than `limit`, taking what is
+   already counted, then counting the system prefix (always protected: the plan counts
+   it anyway), then newest first, only until they do; `total()` counts them all (a
+   report's `tokens_before` asks for it only when read).
 3. As a TokenCounter, a message is counted by the inner counter (the packaged counters
    cache per text, so an input message asked about again costs lookups). `floor` bounds
    a message from below without counting when the inner counter can (`BoundedCounter`),
