@@ -64,3 +64,12 @@ def test_defaults_and_replace() -> None:
     assert dataclasses.replace(text, text="ho") == m.Text("ho")
     assert m.Message("user", (text,)) == m.Message("user", (text,), name=None, extras=m.EMPTY)
     assert hash(m.Message("user", (text,))) == hash(m.Message("user", (m.Text("hi"),)))
+
+
+def test_fields_it_cannot_set_are_refused() -> None:
+    with pytest.raises(TypeError, match="plain fields only"):
+
+        @m.slot_init
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class _Made:
+            items: list[int] = dataclasses.field(default_factory=list)

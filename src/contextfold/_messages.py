@@ -73,6 +73,8 @@ def slot_init(cls: type[_T]) -> type[_T]:
     env: dict[str, object] = {}
     params, body = ["self"], []
     for f in fields:
+        if not f.init or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"slot_init takes plain fields only, not {cls.__name__}.{f.name}")
         if f.kw_only and "*" not in params:
             params.append("*")
         if f.default is dataclasses.MISSING:

@@ -118,8 +118,9 @@ def compact_flow(
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune, counter)
-    kept = [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
-    stale_card = prep.parts.card is not None and card_retires(prep.parts.card, kept)
+    card = prep.parts.card
+    kept = [] if card is None else _unpinned(prep, marks)  # only a card needs them (rule 6)
+    stale_card = card is not None and card_retires(card, kept)
     if not the_plan.changes and not prep.notes and not prep.parts.bridges and not stale_card:
         return _unchanged(messages, settings, before, the_plan, protected)
     mask = settings.policy.steps.get("mask")
@@ -339,6 +340,11 @@ def _plan(
         if p is Protection.HARD
     )
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
+
+
+def _unpinned(prep: _Prepared, marks: Marks) -> list[Message]:
+    """The body messages the caller did not pin."""
+    return [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
 
 
 def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:
