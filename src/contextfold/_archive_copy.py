@@ -139,7 +139,7 @@ def _plain_extras(extras: Mapping[str, object]) -> bool:
 
 
 def _plain(values: Iterable[object]) -> bool:
-    return set(map(type, values)) <= _SCALARS
+    return _SCALARS.issuperset(map(type, values))  # stops at the first other type
 
 
 def _value(value: object, depth: int) -> object:

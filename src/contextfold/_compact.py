@@ -174,7 +174,7 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     _check_valid(job, payload, outcome, rendered, validate_plain(plain, job.fmt))
     _, reparsed = parse_plain(plain, job.fmt)
     after = fixed_overhead(reparsed, job.settings.counter)
-    after += sum(job.settings.counter.count(m) for m in reparsed.messages)
+    after += sum(map(job.settings.counter.count, reparsed.messages))
     report = dataclasses.replace(
         outcome.report, tokens_after=after, fits=after <= job.settings.budget
     )

@@ -38,6 +38,7 @@ _MESSAGE_KEYS: Final[Mapping[str, str]] = {
     "function_call": "openai-chat",
 }
 _ROLES: Final[Mapping[str, str]] = {"tool": "openai-chat", "function": "openai-chat"}
+_KEY_AND_ROLE_FORMATS: Final = frozenset(_MESSAGE_KEYS.values()) | frozenset(_ROLES.values())
 _BLOCK_TYPES: Final[Mapping[str, str]] = {
     "tool_use": "anthropic",
     "tool_result": "anthropic",
@@ -84,12 +85,13 @@ def _item_signals(item: Mapping[object, object], index: int, found: dict[str, st
     # each reason is written only for a format not found yet (the first one is kept)
     if "type" in item and "openai-responses" not in found:
         found["openai-responses"] = f"message {index} has an item 'type'"
-    for key, fmt in _MESSAGE_KEYS.items():
-        if key in item and fmt not in found:
-            found[fmt] = f"message {index} has {key!r}"
-    role = item.get("role")
-    if isinstance(role, str) and role in _ROLES and _ROLES[role] not in found:
-        found[_ROLES[role]] = f"message {index} has role {role!r}"
+    if not _KEY_AND_ROLE_FORMATS.issubset(found):  # else these can add no reason
+        for key, fmt in _MESSAGE_KEYS.items():
+            if key in item and fmt not in found:
+                found[fmt] = f"message {index} has {key!r}"
+        role = item.get("role")
+        if isinstance(role, str) and role in _ROLES and _ROLES[role] not in found:
+            found[_ROLES[role]] = f"message {index} has role {role!r}"
     content = item.get("content")
     if isinstance(content, list):
         for block in content:

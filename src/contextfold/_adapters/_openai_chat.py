@@ -105,6 +105,10 @@ def _messages(items: list[object]) -> tuple[Message, ...]:
     for index, raw in enumerate(items):
         if not isinstance(raw, dict):
             raise invalid(f"a message must be an object, got {type(raw).__name__}", index)
+        common = _common(raw)
+        if common is not None:
+            out.append(common)
+            continue
         role = raw.get("role")
         if not isinstance(role, str) or role not in _ROLES:
             raise invalid(f"unknown role {role!r}", index, "role")
@@ -117,6 +121,29 @@ def _messages(items: list[object]) -> tuple[Message, ...]:
             message = _plain(raw, index, _ROLES[role])
         out.append(message)
     return tuple(out)
+
+
+_PLAIN_ROLES: Final[Mapping[str, Role]] = {
+    role: _ROLES[role] for role in ("system", "developer", "user", "assistant")
+}
+_ROLE_CONTENT: Final = ["role", "content"]
+_TOOL_RESULT: Final = ["role", "tool_call_id", "content"]
+
+
+def _common(raw: dict[str, object]) -> Message | None:
+    """The commonest layouts, read at once: string content with the role (and a tool
+    message's call id) in canonical key order, nothing else; None for any other message.
+    What the general path reads from these, without its bookkeeping: no extras at all."""
+    content = raw.get("content")
+    if type(content) is not str:
+        return None
+    role = raw.get("role")
+    if len(raw) == 2 and type(role) is str and role in _PLAIN_ROLES and list(raw) == _ROLE_CONTENT:
+        return Message(_PLAIN_ROLES[role], (Text(content),))
+    call_id = raw.get("tool_call_id")
+    if len(raw) == 3 and role == "tool" and type(call_id) is str and list(raw) == _TOOL_RESULT:
+        return Message("tool", (ToolResult(call_id, (Text(content),)),))
+    return None
 
 
 def _plain(raw: dict[str, object], index: int, role: Role) -> Message:

@@ -44,11 +44,15 @@ from .._archive import ref_of
 from .._messages import (
     BRIDGE_NOTE,
     Card,
+    Image,
     Marker,
     Message,
+    Opaque,
     Part,
+    Reasoning,
     Summary,
     Text,
+    ToolCall,
     ToolResult,
     artifact_kind,
 )
@@ -160,14 +164,22 @@ def _is_bridge(messages: Sequence[Message], i: int, start: int, tags: Sequence[T
 
 def demote(message: Message) -> Message:
     """`message` with caller-made Card and Summary parts as Text (rule 5)."""
-    if not any(_typed(p) for p in message.parts):
+    parts = message.parts
+    if _UNTYPED.issuperset(map(type, parts)) or not any(map(_typed, parts)):
         return message
-    return dataclasses.replace(message, parts=tuple(_demoted(p) for p in message.parts))
+    return dataclasses.replace(message, parts=tuple(_demoted(p) for p in parts))
+
+
+_UNTYPED: Final = frozenset({Text, ToolCall, Image, Reasoning, Opaque, Marker})
+"""Part classes that are no Card or Summary (exactly these: the common case, seen at once)."""
 
 
 def _typed(part: Part, *, markers: bool = False) -> bool:
     if isinstance(part, ToolResult):
-        return any(_typed(p, markers=markers) for p in part.parts)
+        parts = part.parts
+        if not markers and _UNTYPED.issuperset(map(type, parts)):
+            return False
+        return any(_typed(p, markers=markers) for p in parts)
     return isinstance(part, Card | Summary) or (markers and isinstance(part, Marker))
 
 

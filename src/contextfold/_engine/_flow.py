@@ -17,7 +17,8 @@ Rules:
    over its budget anyway (the floor alone is); otherwise the budget wins.
 8. The input is counted only as far as decisions need (`_measure`): what was folded
    before anything needed its count is counted only if the report's `tokens_before` is
-   read, and rule 5 compares by counting newest first until the input is the bigger.
+   read, and rule 5 compares by counting (what is not counted yet, newest first) until
+   the input is the bigger.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from ._costs import UnitCosts, protections, resolve_prune
 from ._measure import Counts
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
-from ._room import fill, room_left
+from ._room import fill, kept_tokens, room_left
 from ._shape import BRIDGE_REF, SHAPES, add_bridges
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
@@ -117,8 +118,9 @@ def compact_flow(
     prep = _prepare(messages, settings, archive)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune, counter)
-    kept = [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
-    stale_card = prep.parts.card is not None and card_retires(prep.parts.card, kept)
+    card = prep.parts.card
+    kept = [] if card is None else _unpinned(prep, marks)  # only a card needs them (rule 6)
+    stale_card = card is not None and card_retires(card, kept)
     if not the_plan.changes and not prep.notes and not prep.parts.bridges and not stale_card:
         return _unchanged(messages, settings, before, the_plan, protected)
     mask = settings.policy.steps.get("mask")
@@ -135,12 +137,12 @@ def compact_flow(
     out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan, protected)
-    after = settings.overhead + sum(counter.count(m) for m in out)
+    after = settings.overhead + sum(map(counter.count, out))
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
         out2, origins2 = _assemble(applied, len(prep.parts.system), items, settings, archive)
-        after2 = settings.overhead + sum(counter.count(m) for m in out2)
+        after2 = settings.overhead + sum(map(counter.count, out2))
         if after2 <= settings.budget or after > settings.budget:
             vouch(archive, Card(header))
             applied.refs.extend(refs)
@@ -222,15 +224,9 @@ def _new_artifacts(
     alternate = SHAPES[settings.format].alternate
     bridge = _bridge_cost(settings.counter) if alternate else 0
     apart = bridge if anchor != BEFORE_ALL else 0  # the card's own bridge, summary elsewhere
+    kept = kept_tokens(applied, settings.counter)
     room, most = (
-        room_left(
-            applied,
-            the_plan,
-            goal=goal,
-            overhead=settings.overhead + apart,
-            bridge=bridge,
-            counter=settings.counter,
-        )
+        room_left(kept, the_plan, goal=goal, overhead=settings.overhead + apart, bridge=bridge)
         for goal in (
             settings.target if the_plan.on_target else settings.budget,
             max(settings.target, int(settings.card_ceiling * settings.budget)),
@@ -344,6 +340,11 @@ def _plan(
         if p is Protection.HARD
     )
     return make_plan(costs, budget, policy.steps, policy.tail_share), protected
+
+
+def _unpinned(prep: _Prepared, marks: Marks) -> list[Message]:
+    """The body messages the caller did not pin."""
+    return [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
 
 
 def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:

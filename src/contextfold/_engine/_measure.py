@@ -4,9 +4,10 @@ Rules:
 1. An input message is counted exactly only when something asks, and its count is kept:
    the planner measures the units that decide where to cut, newest first, and messages
    folded or dropped before anything needed their counts are never counted.
-2. `over(limit)` says whether the messages total more than `limit`, counting newest
-   first only until they do; `total()` counts them all (a report's `tokens_before`
-   asks for it only when read).
+2. `over(limit)` says whether the messages total more than `limit`, taking what is
+   already counted, then counting the system prefix (always protected: the plan counts
+   it anyway), then newest first, only until they do; `total()` counts them all (a
+   report's `tokens_before` asks for it only when read).
 3. As a TokenCounter, a message is counted by the inner counter (the packaged counters
    cache per text, so an input message asked about again costs lookups). `floor` bounds
    a message from below without counting when the inner counter can (`BoundedCounter`),
@@ -16,9 +17,13 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 from .._messages import Message
 from .._tokens._protocol import TokenCounter, is_bounded
+
+_SYSTEM = frozenset({"system", "developer"})
+"""Roles of the system prefix (`_planning/_units` rule 1): always protected, so counted."""
 
 
 class Counts:
@@ -59,16 +64,19 @@ class Counts:
         return self._keep[i]
 
     def over(self, limit: int) -> bool:
-        """Whether the messages total more than `limit`, counted newest first until they do."""
-        total = 0
+        """Whether the messages total more than `limit` (rule 2): what is already counted
+        first, then the system prefix (the plan counts it anyway), then newest first."""
         counts, keep, count = self._counts, self._keep, self.count
-        for i in range(len(keep) - 1, -1, -1):
-            known = counts[i]
-            if known is None:  # `self[i]`, without a call per message
+        total = sum(known for known in counts if known is not None)
+        if total > limit:
+            return True
+        lead = next((i for i, m in enumerate(keep) if m.role not in _SYSTEM), len(keep))
+        for i in chain(range(lead), range(len(keep) - 1, lead - 1, -1)):
+            if counts[i] is None:  # `self[i]`, without a call per message
                 known = counts[i] = count(keep[i])
-            total += known
-            if total > limit:
-                return True
+                total += known
+                if total > limit:
+                    return True
         return False
 
     def total(self) -> int:

@@ -72,13 +72,16 @@ def repair(
     if waiting:
         units[-1] = dataclasses.replace(units[-1], dangling=())
     used: set[str] = set()
+    whole = 0  # messages from here to the unit at hand need no repair: they pass through
     for unit in units:
         if unit.kind is UnitKind.ORPHAN:
+            _pass(messages, origins, whole, unit.start, out)
             ref = archive(messages[unit.start])
             out.notes.append(
                 f"message {origins[unit.start]}: removed a tool result with no call ({ref})"
             )
         elif unit.kind is UnitKind.EXCHANGE and not _sound(messages, unit, shape):
+            _pass(messages, origins, whole, unit.start, out)
             window = slice(unit.start, unit.stop)
             span = list(zip(messages[window], origins[window], strict=True))
             if shape.results_in_user:
@@ -86,12 +89,22 @@ def repair(
             tail = waiting and unit is units[-1]
             _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
         else:  # nothing to repair (a sound exchange passes through whole)
-            out.messages += messages[unit.start : unit.stop]
-            out.origins += origins[unit.start : unit.stop]
+            continue
+        whole = unit.stop
+    _pass(messages, origins, whole, len(messages), out)
     if shape.alternate:
         for k in alternation_gaps(out.messages):
             out.notes.append(f"message {out.origins[k]}: bridged turns that did not alternate")
     return out
+
+
+def _pass(
+    messages: Sequence[Message], origins: Sequence[int | None], start: int, stop: int, out: Repaired
+) -> None:
+    """Messages `start`..`stop` as they are: a run of units with nothing to repair."""
+    if start < stop:
+        out.messages += messages[start:stop]
+        out.origins += origins[start:stop]
 
 
 _Span = list[tuple[Message, int | None]]

@@ -56,11 +56,13 @@ class Filled:
     keep what was folded reachable from it)."""
 
 
-def room_left(
-    applied: Applied, plan: Plan, *, goal: int, overhead: int, bridge: int, counter: TokenCounter
-) -> int:
-    """Tokens for the card and the summary (rule 1)."""
-    kept = sum(counter.count(m) for m in applied.messages)
+def kept_tokens(applied: Applied, counter: TokenCounter) -> int:
+    """Tokens of the messages the plan kept (rule 1), once for every goal's room."""
+    return sum(map(counter.count, applied.messages))
+
+
+def room_left(kept: int, plan: Plan, *, goal: int, overhead: int, bridge: int) -> int:
+    """Tokens for the card and the summary (rule 1), `kept` those of the kept messages."""
     return goal - overhead - kept - bridge * (_runs(plan.actions) + 1)
 
 

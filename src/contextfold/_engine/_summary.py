@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 
-from .._messages import Message, Summary, part_text
+from .._messages import Message, Part, Summary, Text, ToolResult, part_text
 from .._policy import Policy
 from .._report import SummaryInfo
 from .._strategies._steps import Summarize
@@ -141,7 +141,7 @@ def _text_head(message: Message, size: int) -> tuple[str, bool]:
     all of it."""
     parts = message.parts
     if len(parts) == 1:
-        text = part_text(parts[0])
+        text = _one_text(parts[0])
         return text[:size], len(text) <= size
     texts: list[str] = []
     room = size
@@ -154,6 +154,15 @@ def _text_head(message: Message, size: int) -> tuple[str, bool]:
         texts.append(text[:room])
         room -= len(text) + 1
     return "\n".join(texts), room >= -1
+
+
+def _one_text(part: Part) -> str:
+    """`part_text(part)`, a Text or a result holding one Text read at once."""
+    if type(part) is Text:
+        return part.text
+    if type(part) is ToolResult and len(part.parts) == 1 and type(part.parts[0]) is Text:
+        return part.parts[0].text
+    return part_text(part)
 
 
 def _chunks(

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+from .._messages import slot_init
+
 
 class Action(Enum):
     """What happens to one unit."""
@@ -42,6 +44,7 @@ class Protection(Enum):
     """System prompt, pins, the latest user turn: the floor, always verbatim."""
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class UnitCost:
     """Tokens of one unit as it is and after each action that applies to it."""
@@ -64,6 +67,7 @@ class UnitCost:
     the card holds (a restatement in view may then retire the card's older value)."""
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class UnitFlags:
     """What the planner knows of a unit before measuring it (see UnitCost)."""

@@ -24,7 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .._messages import BRIDGE_NOTE, Card, Marker, Message, Summary, ToolCall, ToolResult
+from .._messages import (
+    BRIDGE_NOTE,
+    Card,
+    Marker,
+    Message,
+    Summary,
+    ToolCall,
+    ToolResult,
+    slot_init,
+)
 
 
 class UnitKind(Enum):
@@ -39,6 +48,7 @@ class UnitKind(Enum):
     ORPHAN = "orphan"
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Unit:
     """Messages `start`..`stop` (exclusive) of the conversation, taken or left whole."""
@@ -122,14 +132,17 @@ def _exchange(messages: Sequence[Message], start: int) -> Unit:
     n = len(messages)
     while i < n:
         message = messages[i]
-        if message.role == "assistant":
+        role = message.role
+        if role == "assistant":
             if answered_any and not unanswered:
                 break
             for part in message.parts:
                 if isinstance(part, ToolCall):
                     pending[part.id] = pending.get(part.id, 0) + 1
                     unanswered += 1
-        elif carries_results(message) and (answered := _answers(message, pending)):
+        elif (role == "tool" or carries_results(message)) and (
+            answered := _answers(message, pending)
+        ):
             answered_any = True
             unanswered -= answered
         else:
@@ -145,6 +158,12 @@ def _answers(message: Message, pending: dict[str, int]) -> int:
     """Consume the results in `message` that answer pending calls; how many did (0 when
     none does, and then nothing is consumed)."""
     ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
+    if len(ids) == 1:  # the common case: one result, answering one pending call or none
+        call_id = ids[0]
+        if pending.get(call_id, 0) > 0:
+            pending[call_id] -= 1
+            return 1
+        return 0
     if not any(pending.get(c, 0) > 0 for c in ids):
         return 0
     answered = 0

@@ -84,7 +84,9 @@ class Accountant:
     def message(self, message: Message) -> int:
         """Tokens one message costs, framing included."""
         profile = self.overheads
-        total = profile.per_message + sum(map(self.part, message.parts))
+        parts = message.parts
+        one = len(parts) == 1  # the common case, without a map
+        total = profile.per_message + (self.part(parts[0]) if one else sum(map(self.part, parts)))
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -118,6 +120,17 @@ class Accountant:
 
     def part(self, part: Part) -> int:
         """Tokens one part costs."""
+        if type(part) is Text:  # the common classes at once, each as its case in `_part`
+            return self.count_text(part.text)
+        if type(part) is ToolResult:
+            return self.count_text(part.call_id) + sum(map(self.part, part.parts))
+        if type(part) is ToolCall:
+            text = self.count_text
+            framing = self.overheads.per_tool_call
+            return framing + text(part.id) + text(part.name) + text(part.arguments)
+        return self._part(part)
+
+    def _part(self, part: Part) -> int:
         text = self.count_text
         match part:
             case Text() | Marker() | Summary() | Card() | Reasoning():

@@ -1,0 +1,56 @@
+"""Counts: `over` answers as a full count would, counting the system prefix first."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import Message, Text
+from contextfold._engine._measure import Counts
+from contextfold.testing import FixedCounter
+
+COUNTER = FixedCounter()
+
+
+class _Recording:
+    """A FixedCounter that records the texts it counted."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def count(self, message: Message) -> int:
+        part = message.parts[0]
+        assert isinstance(part, Text)
+        self.seen.append(part.text)
+        return COUNTER.count(message)
+
+
+def _messages(sizes: list[int], system: int) -> list[Message]:
+    prefix = [Message("system", (Text("s" * system),))] if system else []
+    return prefix + [Message("user", (Text(f"{i}" * n),)) for i, n in enumerate(sizes)]
+
+
+@given(
+    st.lists(st.integers(0, 40), max_size=8),
+    st.integers(0, 60),
+    st.integers(-5, 80),
+    st.lists(st.integers(0, 8), max_size=3),
+)
+def test_over_is_the_full_total_compared(
+    sizes: list[int], system: int, limit: int, asked: list[int]
+) -> None:
+    messages = _messages(sizes, system)
+    counts = Counts(COUNTER, messages)
+    for i in asked:  # counts already known are taken first
+        if i < len(messages):
+            counts[i]
+    total = sum(COUNTER.count(m) for m in messages)
+    assert counts.over(limit) is (total > limit)
+    assert counts.total() == total
+
+
+def test_a_system_prompt_over_the_limit_is_all_that_gets_counted() -> None:
+    recording = _Recording()
+    counts = Counts(recording, _messages([10, 10, 10], system=200))
+    assert counts.over(40)
+    assert recording.seen == ["s" * 200]
