@@ -45,7 +45,7 @@ from typing import Final
 
 from .._content_cache import ContentCache, Memo
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
+from ._cues import FILLER, OVERRIDE_ONLY, fold, gated, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
 from ._kinds import (
     RANKS,
@@ -128,7 +128,7 @@ def _lead_only(sentence: str) -> bool:
 
 
 _ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
-_ANAPHORS: Final = word_set("it that this them they those these there which")
+_ANAPHORS: Final = gated(word_set("it that this them they those these there which"))
 """The words one of which every _ANAPHOR match is (`_cues.words_of`)."""
 
 
