@@ -43,7 +43,7 @@ from itertools import repeat
 from operator import attrgetter, is_
 from typing import Final
 
-from .._content_cache import ContentCache, Memo
+from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, gated, subject_of, words_of
 from ._facts import normalize, outside_quotes, sentences, word_set
@@ -183,8 +183,12 @@ def _text_statements(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_said: Final = ContentCache(_text_statements, 1 << 15)
-"""Statements per text across calls: a re-sent history's user messages are read once."""
+_SAID: Final = TextMemo(_text_statements, 1 << 15, 1 << 24)
+_said: Final = _SAID.__getitem__
+"""Statements per text across calls: a re-sent history's user messages are read once. Keyed
+by the text itself (a hit is one lookup in C: each user text is asked for again by the
+card's bounds and by the card after the plan), so bounded in characters too."""
+on_clear(_SAID.clear)
 
 
 def extract_statements(
