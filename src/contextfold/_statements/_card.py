@@ -46,7 +46,7 @@ from typing import Final
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
 from ._cues import FILLER, OVERRIDE_ONLY, fold, gated, subject_of, words_of
-from ._facts import normalize, outside_quotes, sentences, word_set
+from ._facts import normalize, outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import (
     RANKS,
     UPDATE_LEAD,
@@ -180,7 +180,19 @@ def _text_statements(text: str) -> tuple[str, ...]:
         else:
             kept_previous = False
         lead = sentence if kind is None and not joins else ""  # a lead-in only if _lead_only
+    _note_single(out, said)
     return tuple(out)
+
+
+def _note_single(statements: list[str], said: list[str]) -> None:
+    """Remember what reading `said` found of each statement that is one of its sentences:
+    its sentences (itself, `splits_to_itself`) and so its kind (the sentence's), which
+    `_counts` asks for next. Skipped when those memos are full (they clear on a miss)."""
+    single = set(said)
+    for text in statements:
+        if text in single and splits_to_itself(text) and len(_KIND_OF) < _KIND_OF.size:
+            _SPLIT.setdefault(text, (text,))
+            _KIND_OF.setdefault(text, statement_kind(text) or "fact")
 
 
 _SAID: Final = TextMemo(_text_statements, 1 << 15, 1 << 24)
@@ -500,8 +512,10 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-_kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
-_split: Final = Memo(_read_split, 1 << 15).__getitem__
+_KIND_OF: Final = Memo(_read_kind_of, 1 << 15)
+_kind_of: Final = _KIND_OF.__getitem__
+_SPLIT: Final = Memo(_read_split, 1 << 15)
+_split: Final = _SPLIT.__getitem__
 _rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
 _subject: Final = Memo(_read_subject, 1 << 15).__getitem__
 _words: Final = Memo(_read_words, 1 << 15).__getitem__
