@@ -399,11 +399,13 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
 
 
 def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:
-    words = frozenset(_words(new.text))
+    words: frozenset[str] | None = None  # read at the first statement of the same kind
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
         if _kind_of(old.text) != kind:  # old.kind, without the property's call
             continue
+        if words is None:
+            words = frozenset(_words(new.text))
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
