@@ -270,14 +270,14 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
 def candidates(folded: str) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    return _cues_needing[words_of(folded)]
+    return _cues_needing[_NEEDED.intersection(words_of(folded))]
 
 
-def _read_cues_needing(words: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
-    """The cues, in CUES order, that need one of `words` (cached: sentences share a few
-    combinations of gate words)."""
+def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    """The cues, in CUES order, that need one of the words `needed` (cached: sentences
+    share a few combinations of them)."""
     by_word, table = _by_word(), compiled()
-    return tuple(table[i] for i in sorted({i for word in words for i in by_word.get(word, ())}))
+    return tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
 
 
 _cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
