@@ -160,6 +160,14 @@ def test_a_text_memo_forgets_the_oldest_counted_first() -> None:
     assert calls == ["a" * 30, "b" * 30, "c" * 10, "d" * 30]
 
 
+def test_a_cleared_text_memo_holds_nothing() -> None:
+    memo = TextMemo(len, size=100, chars=80)
+    memo["a" * 70]
+    memo.clear()
+    memo["b" * 70]  # 70 held, not 140: nothing of the cleared texts is forgotten again
+    assert list(memo) == ["b" * 70]
+
+
 def test_a_counters_count_cache_is_bounded_in_characters() -> None:
     import contextfold as cf
     from contextfold._tokens import _accounting

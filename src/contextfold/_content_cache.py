@@ -134,6 +134,11 @@ class TextMemo(dict[str, V]):
             self._forget()
         return value
 
+    def clear(self) -> None:
+        """Forget every text."""
+        super().clear()
+        self._held = 0
+
     def _forget(self) -> None:
         """The oldest counted first, until an eighth of each bound is free. A thread that
         changes the memo meanwhile stops the pass (the next miss goes on)."""

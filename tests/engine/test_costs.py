@@ -11,10 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import contextfold as cf
-from contextfold import Message
+from contextfold import Message, Text
+from contextfold._engine._cards import _user_text, states_anything
 from contextfold._engine._costs import UnitCosts, protections, resolve_prune
 from contextfold._engine._measure import Counts
+from contextfold._messages import Card, Part
 from contextfold._planning._units import group_units
+from contextfold._statements._card import text_states_anything
 from contextfold._strategies._steps import DEFAULT_CHAIN, Prune
 
 from .conversations import conversation, shapes
@@ -68,3 +71,19 @@ def test_the_whole_floor_bounds_every_form_but_fold_and_drop(
         cost = costs.measure(unit)
         forms = (cost.tokens, cost.pruned, cost.masked, cost.trimmed)
         assert costs.floor(unit, _ALL) <= min(x for x in forms if x is not None)
+
+
+_PARTS = st.lists(
+    st.sampled_from(
+        [Text("Never deploy on Fridays."), Text("My user id is mia_li_3668."), Card("x"), Text("")]
+    ),
+    max_size=3,
+)
+
+
+@given(_PARTS)
+def test_a_user_message_states_what_its_text_parts_joined_state(parts: list[Part]) -> None:
+    message = Message("user", tuple(parts))
+    joined = "\n".join(p.text for p in parts if isinstance(p, Text))
+    assert _user_text(message) == joined
+    assert states_anything(message) == (bool(joined) and text_states_anything(joined))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import contextfold
 from contextfold import Message, Text, ToolCall, ToolResult
 from contextfold._messages import CARD_HEADER, artifact_kind
+from contextfold._statements import _card
 from contextfold._statements._card import (
     CARD_INTRO,
     CardState,
@@ -291,6 +292,16 @@ def test_tool_results_never_touch_the_card(
 @given(user_texts.map(" ".join) | user_texts.map("\n".join) | st.sampled_from(INJECTED))
 def test_states_anything_reads_the_text_as_extraction_does(text: str) -> None:
     assert text_states_anything(text) == bool(extract_statements(user(text)))
+
+
+@given(user_texts.map(" ".join) | user_texts.map("\n- ".join))
+def test_what_reading_a_text_notes_of_its_statements_is_what_reading_them_finds(
+    text: str,
+) -> None:
+    contextfold.clear_caches()
+    for statement in _card._said(text):  # notes each one-sentence statement's split and kind
+        assert _card._split(statement) == tuple(sentences(statement))
+        assert _card._kind_of(statement) == _card._read_kind_of(statement)
 
 
 @given(user_texts)

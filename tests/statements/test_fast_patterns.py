@@ -209,6 +209,20 @@ def test_sentence_ends(text: str) -> None:
         assert _facts._SENTENCE_END.split(line) == _SENTENCE_END.split(line)
 
 
+_BULLETED = glued(
+    [*_PIECES, "- ", "* ", "\u2022 ", "1.", "12)", "3. ", "A.", "(", "[", "Never", "it"],
+    (*_GLUE, "! ", "? ", ".) ", ".] ", "\n- ", "\n1. ", " - ", "\r", "\u2028"),
+    piece_size=4,
+    max_size=16,
+)
+
+
+@given(_BULLETED)
+def test_a_sentence_splits_to_itself_unless_it_starts_with_a_bullet(text: str) -> None:
+    for sentence in _facts.sentences(text):
+        assert _facts.splits_to_itself(sentence) == (_facts.sentences(sentence) == [sentence])
+
+
 @given(texts)
 def test_numbers_and_names(text: str) -> None:
     assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)

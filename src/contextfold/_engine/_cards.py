@@ -293,7 +293,10 @@ def _cost(text: str, counter: TokenCounter) -> int:
 
 
 def _user_text(message: Message) -> str:
-    return "\n".join(p.text for p in message.parts if isinstance(p, Text))
+    parts = message.parts
+    if len(parts) == 1:  # most messages: the text without a generator and a join
+        return parts[0].text if isinstance(parts[0], Text) else ""
+    return "\n".join(p.text for p in parts if isinstance(p, Text))
 
 
 def _read_states_anything(text: str) -> bool:
@@ -314,11 +317,11 @@ def card_bounds(
 ) -> CardBounds:
     """Upper bounds of the card message after this compaction (rule 2)."""
     sources = [
-        (body[i], "")
-        for k, unit in enumerate(units)
-        if unit.kind in (UnitKind.USER, UnitKind.EXCHANGE) and protection[k] is Protection.NONE
-        for i in range(unit.start, unit.stop)
-        if body[i].role == "user" and _states_anything(_user_text(body[i]))
+        (message, "")
+        for unit, held in zip(units, protection, strict=True)
+        if held is Protection.NONE and unit.kind in (UnitKind.USER, UnitKind.EXCHANGE)
+        for message in body[unit.start : unit.stop]
+        if message.role == "user" and _states_anything(_user_text(message))
     ]
     state, _ = new_card(existing, sources, None)
     if not state.statements:

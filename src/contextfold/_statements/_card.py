@@ -43,10 +43,10 @@ from itertools import repeat
 from operator import attrgetter, is_
 from typing import Final
 
-from .._content_cache import ContentCache, Memo
+from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import CARD_HEADER, REF_PATTERN, Message, Text
-from ._cues import FILLER, OVERRIDE_ONLY, fold, subject_of, words_of
-from ._facts import normalize, outside_quotes, sentences, word_set
+from ._cues import FILLER, OVERRIDE_ONLY, fold, gated, subject_of, words_of
+from ._facts import normalize, outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import (
     RANKS,
     UPDATE_LEAD,
@@ -128,7 +128,7 @@ def _lead_only(sentence: str) -> bool:
 
 
 _ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
-_ANAPHORS: Final = word_set("it that this them they those these there which")
+_ANAPHORS: Final = gated(word_set("it that this them they those these there which"))
 """The words one of which every _ANAPHOR match is (`_cues.words_of`)."""
 
 
@@ -180,11 +180,27 @@ def _text_statements(text: str) -> tuple[str, ...]:
         else:
             kept_previous = False
         lead = sentence if kind is None and not joins else ""  # a lead-in only if _lead_only
+    _note_single(out, said)
     return tuple(out)
 
 
-_said: Final = ContentCache(_text_statements, 1 << 15)
-"""Statements per text across calls: a re-sent history's user messages are read once."""
+def _note_single(statements: list[str], said: list[str]) -> None:
+    """Remember what reading `said` found of each statement that is one of its sentences:
+    its sentences (itself, `splits_to_itself`) and so its kind (the sentence's), which
+    `_counts` asks for next. Skipped when those memos are full (they clear on a miss)."""
+    single = set(said)
+    for text in statements:
+        if text in single and splits_to_itself(text) and len(_KIND_OF) < _KIND_OF.size:
+            _SPLIT.setdefault(text, (text,))
+            _KIND_OF.setdefault(text, statement_kind(text) or "fact")
+
+
+_SAID: Final = TextMemo(_text_statements, 1 << 15, 1 << 24)
+_said: Final = _SAID.__getitem__
+"""Statements per text across calls: a re-sent history's user messages are read once. Keyed
+by the text itself (a hit is one lookup in C: each user text is asked for again by the
+card's bounds and by the card after the plan), so bounded in characters too."""
+on_clear(_SAID.clear)
 
 
 def extract_statements(
@@ -383,11 +399,13 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
 
 
 def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:
-    words = frozenset(_words(new.text))
+    words: frozenset[str] | None = None  # read at the first statement of the same kind
     for index in range(len(current) - 1, -1, -1):
         old = current[index]
         if _kind_of(old.text) != kind:  # old.kind, without the property's call
             continue
+        if words is None:
+            words = frozenset(_words(new.text))
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
@@ -496,8 +514,10 @@ def parse_card(text: str) -> tuple[CardState, str | None]:
     return CardState(tuple(found)), head.group("ref") if head else None
 
 
-_kind_of: Final = Memo(_read_kind_of, 1 << 15).__getitem__
-_split: Final = Memo(_read_split, 1 << 15).__getitem__
+_KIND_OF: Final = Memo(_read_kind_of, 1 << 15)
+_kind_of: Final = _KIND_OF.__getitem__
+_SPLIT: Final = Memo(_read_split, 1 << 15)
+_split: Final = _SPLIT.__getitem__
 _rule_subject: Final = Memo(_read_rule_subject, 1 << 15).__getitem__
 _subject: Final = Memo(_read_subject, 1 << 15).__getitem__
 _words: Final = Memo(_read_words, 1 << 15).__getitem__

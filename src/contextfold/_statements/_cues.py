@@ -28,7 +28,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 from typing import Final, Literal
 
 from .._content_cache import Memo, on_clear
@@ -283,15 +283,34 @@ def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[s
 _cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
 
 
-@lru_cache(maxsize=64)
-def words_of(folded: str) -> tuple[str, ...]:
-    """The words of folded text as `needs` names them: maximal runs of the letters a-z,
-    each once (cached: cues, updates and references back all ask; a tuple holds a
-    fraction of a set's memory, and callers only test them against word sets)."""
-    return tuple(dict.fromkeys(_LETTERS.findall(folded)))
+def _read_words_of(folded: str) -> frozenset[str]:
+    words = _GATED[0].intersection(_LETTERS.findall(folded))
+    if len(_SHARED) >= _MAX_SHARED:
+        _SHARED.clear()
+    return _SHARED.setdefault(words, words)
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
+_GATED: Final[list[frozenset[str]]] = [frozenset()]
+"""Every word some gate names (`gated`), as one frozen set."""
+_SHARED: Final[dict[frozenset[str], frozenset[str]]] = {}
+"""One object per distinct set of gate words (a few hundred: sentences share them)."""
+_MAX_SHARED: Final = 1 << 12
+on_clear(_SHARED.clear)
+_WORDS_OF: Final = Memo(_read_words_of, 1 << 15)
+words_of: Final = _WORDS_OF.__getitem__
+"""The words of folded text that some gate names (`gated`), as gates name them: maximal
+runs of the letters a-z (cached per text: cues, updates and references back all ask, in
+different stages; only gate words are kept, so an entry holds one shared set)."""
+
+
+def gated(words: frozenset[str]) -> frozenset[str]:
+    """`words`, registered as a gate's table: `words_of` keeps them (called at import,
+    before any text is read)."""
+    _GATED[0] |= words
+    _WORDS_OF.clear()
+    _SHARED.clear()
+    return words
 
 
 @cache
@@ -300,7 +319,7 @@ def compiled() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
     return tuple((kind, re.compile(pattern)) for kind, _, pattern in CUES)
 
 
-_NEEDED: Final = frozenset().union(*(needs for _, needs, _ in CUES))
+_NEEDED: Final = gated(frozenset().union(*(needs for _, needs, _ in CUES)))
 """Every word some cue needs (rule 4)."""
 
 
@@ -425,6 +444,3 @@ def _polarity(kind: Kind | None, folded: str) -> str:
     if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
         return "neg"
     return "pos"
-
-
-on_clear(words_of.cache_clear)  # clear_caches() forgets what was read from texts

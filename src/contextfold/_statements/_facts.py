@@ -371,6 +371,13 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def splits_to_itself(sentence: str) -> bool:
+    """Whether a sentence that `sentences` returned is its own only sentence: unless it
+    starts with a bullet, it holds no line break and no sentence end (the split found
+    every end in the line it came from)."""
+    return _BULLET.match(sentence) is None
+
+
 def clip(text: str, limit: int) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis when longer."""
     flat = " ".join(text.split())

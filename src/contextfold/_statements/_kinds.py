@@ -33,7 +33,7 @@ from operator import attrgetter
 from typing import Final, Literal
 
 from .._content_cache import Memo
-from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, words_of
+from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, gated, words_of
 from ._facts import prose_facts, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
@@ -132,13 +132,15 @@ UPDATE_FIRST: Final = (
     "quick change",
 )
 """How an update that names itself first starts (rule 5)."""
-UPDATE_NEEDS: Final = word_set(
-    """
-    now forward longer instead switch switched switching change changed changes move moved
-    moving anymore any but rather replace replaced updated bump bumped raise raised lower
-    lowered increase increased increases decrease decreased decreases reduce reduced extend
-    extended push pushed postpone postponed
-    """
+UPDATE_NEEDS: Final = gated(
+    word_set(
+        """
+        now forward longer instead switch switched switching change changed changes move
+        moved moving anymore any but rather replace replaced updated bump bumped raise
+        raised lower lowered increase increased increases decrease decreased decreases
+        reduce reduced extend extended push pushed postpone postponed
+        """
+    )
 )
 """Every other _UPDATE match holds one of these words (`_cues.words_of`; rule 5)."""
 _NOT_VALUE: Final = re.compile(
