@@ -463,8 +463,16 @@ def test_words_split_like_the_word_pattern(text: str) -> None:
     )
 
 
+_ERROR_START = re.compile(
+    r"\s*(?:(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b"
+    r"|(?:error|fatal|FAILED|ERROR|FAIL)\b[:\s]|E\s{2,}\S)",
+    re.I,
+)
+
+
 def _error_line(text: str) -> str | None:
-    """`_facts.error_line` with every line of the head read first."""
+    """`_facts.error_line` with every line of the head read first, each matched with its
+    line break."""
     if "Traceback (most recent call last)" in text:
         found = _facts._EXCEPTION_LINE.findall(
             text.rsplit("Traceback (most recent call last)", maxsplit=1)[-1]
@@ -475,14 +483,27 @@ def _error_line(text: str) -> str | None:
     if lines and re.fullmatch(r"[A-Z]+:\s*", lines[0]):
         lines = lines[1:]
     for line in lines[:6]:
-        if _facts._ERROR_START.match(f"{line}\n") or any(
-            p in line.lower() for p in _facts._ERROR_PHRASES
-        ):
+        if _ERROR_START.match(f"{line}\n") or any(p in line.lower() for p in _facts._ERROR_PHRASES):
             return _facts.clip(line, 200)
     return None
 
 
-_LINES = ("OBSERVATION:", "ERROR: x", "ok", "", "  ", "ValueError: bad", "FAILED a", "x" * 30)
+_LINES = (
+    "OBSERVATION:",
+    "ERROR: x",
+    "ok",
+    "",
+    "  ",
+    "ValueError: bad",
+    "FAILED a",
+    "x" * 30,
+    "error",
+    "fatal",
+    " FAIL",
+    "E  x",
+    "E  ",
+    "\x85",
+)
 
 
 @given(st.lists(st.sampled_from(_LINES) | st.text(max_size=8), max_size=12).map("\n".join))
