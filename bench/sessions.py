@@ -196,8 +196,12 @@ class Session:
         return [s for s in said if s.value not in stale]
 
     def stale(self, upto: int) -> list[tuple[str, str]]:
-        """(old value, new value) pairs superseded by segment `upto`."""
-        return [(s.replaces, s.value) for s in self.statements if s.segment <= upto and s.replaces]
+        """(old value, current value) pairs superseded by segment `upto`: each replaced value
+        against its subject's newest value, unless a later statement restored it (A, B, A)."""
+        said = [s for s in self.statements if s.segment <= upto]
+        newest = {(s.kind, s.subject): s.value for s in said}  # statements are in order
+        pairs = [(s.replaces, newest[s.kind, s.subject]) for s in said if s.replaces]
+        return [(old, new) for old, new in pairs if old != new]
 
 
 def _value(rng: random.Random, kind: str, subject: str) -> str:  # noqa: PLR0911

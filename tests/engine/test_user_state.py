@@ -176,14 +176,15 @@ def test_generated_sessions_keep_rules_and_never_show_stale_values(
         said_so_far = [s for s in session.statements if s.segment <= round_]
         newest = {(s.kind, s.subject): s for s in said_so_far}  # statements are in order
         for said in said_so_far:
-            if said.replaces is None or newest[said.kind, said.subject] is not said:
-                continue  # a newer statement on the subject decides (it may restore `old`)
-            old, new = said.replaces, said.value
+            now = newest[said.kind, said.subject]  # the subject's value now decides
+            if said.replaces is None or said.replaces == now.value:
+                continue  # a later statement restored `old` (A, B, A): it is current again
+            old, new = said.replaces, now.value
             shown = any(tight.found(old, ln) and not tight.found(new, ln) for ln in lines)
             if shown or (tight.found(old, text) and not tight.found(new, text)):
                 # the one case left: a plain restatement (no "actually", "change of plan")
                 # still in view verbatim while nothing was compacted; an update always retires
-                assert not is_update(said.sentence), (round_, said)
-                assert said.sentence in text, (round_, said)
+                assert not is_update(now.sentence), (round_, now)
+                assert now.sentence in text, (round_, now)
         if share >= 0.2:
             assert cell.present["rule"] == cell.held["rule"], round_
