@@ -20,8 +20,9 @@ Rules:
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
    one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
-   units that yielded are relaxed toward the budget, not the target; when the newest
-   output is trimmed, older units are not relaxed at its expense. A user turn that
+   units that yielded are relaxed toward the budget, not the target. A unit whose costs
+   offer a trim (the tail, and the newest output) is trimmed rather than pruned; when the
+   newest output is trimmed, older units are not relaxed at its expense. A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
 6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
@@ -284,6 +285,8 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             held = action is _KEEP or (action is _FOLD and not folds) or cost.droppable
             if not held and (allowed is None or i in allowed) and not (cost.states and newer_gone):
                 changed = _relax_one(work, i, steps) or changed
+                if allowed is None and work.actions[i] is _TRIM:
+                    return  # the newest output takes the room left, not older units
             newer_gone = newer_gone or (cost.states and work.actions[i] in _GONE)
 
 
@@ -312,9 +315,11 @@ def _cannot_return(work: _Work, i: int) -> bool:
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
-    """A unit's actions from the lightest: a tail unit trims rather than prunes."""
-    middle = _TRIM if work.costs[i].protection is Protection.TAIL else _PRUNE
-    return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
+    """A unit's actions from the lightest: a tail unit trims rather than prunes; another
+    unit tries a trim first when its costs offer one (the newest output)."""
+    tail = work.costs[i].protection is Protection.TAIL
+    middle = (_TRIM,) if tail else (_TRIM, _PRUNE)
+    return [_KEEP] + [a for a in (*middle, _MASK) if steps.get(_STEP[a])]
 
 
 _STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}

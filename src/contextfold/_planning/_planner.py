@@ -16,8 +16,10 @@ Rules:
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
    one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
-   units that yielded are relaxed toward the budget, not the target; when the newest
-   output is trimmed, older units are not relaxed at its expense. A user turn that
+   units that yielded are relaxed toward the budget, not the target. A unit whose costs
+   offer a trim (the tail, and the newest output wherever it is) is trimmed rather than
+   pruned; when the newest output is trimmed, older units are not relaxed at its expense
+   (the relax stops there). A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
 6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
@@ -409,7 +411,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
-    ladders = _lighter(steps, _TRIM), _lighter(steps, _PRUNE)
+    ladders = _lighter(steps, _TRIM), _lighter(steps, _TRIM, _PRUNE)
     changed = True
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
@@ -420,6 +422,8 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
                 ladder = ladders[flags.protection is not Protection.TAIL]
                 changed = _relax_one(work, i, ladder) or changed
+                if allowed is None and work.actions[i] is _TRIM:
+                    return  # the newest output takes the room left, not older units (rule 6)
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
 
 
@@ -445,9 +449,10 @@ def _cannot_return(work: _Work, i: int) -> bool:
     return room < 0 or work.costs.floor(i, room) > room
 
 
-def _lighter(steps: Chain, middle: Action) -> list[Action]:
-    """The actions from the lightest, with `middle` for pruning (a tail unit trims)."""
-    return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
+def _lighter(steps: Chain, *middle: Action) -> list[Action]:
+    """The actions from the lightest, with `middle` for pruning: a tail unit trims; another
+    unit trims when its costs offer a trim (the newest output), else it prunes."""
+    return [_KEEP] + [a for a in (*middle, _MASK) if steps.get(_STEP[a])]
 
 
 _STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
