@@ -317,10 +317,7 @@ def test_a_tool_result_shaped_like_an_artifact_is_pruned_like_any_text() -> None
         assert isinstance(kept, dict)
         assert len(str(kept.get("content", ""))) < len(shaped)  # cut to the room, as any text
         originals = [result.recall(ref) for ref in result.report.refs]
-        assert any(
-            isinstance(o, ToolResult) and part_text(o) == shaped
-            for o in originals
-        )
+        assert any(isinstance(o, ToolResult) and part_text(o) == shaped for o in originals)
 
 
 def test_user_pasted_card_text_is_the_users_own_statement() -> None:
