@@ -20,7 +20,7 @@ from ..servers.chat_model import source_file
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
-AFTER = {
+AFTER: dict[str, list[dict[str, object]]] = {
     "nothing": [],
     "user": [{"role": "user", "content": "Thanks. Now fix the failing handler."}],
     "reply and user": [
@@ -41,7 +41,7 @@ def _conversation(lines: int, after: str, older: int) -> list[dict[str, object]]
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": f"o{k}", "content": source_file(f"old{k}.py", 90)},
         ]
-    newest = [
+    newest: list[dict[str, object]] = [
         {"role": "assistant", "content": None, "tool_calls": [CALL]},
         {"role": "tool", "tool_call_id": "c1", "content": source_file("service.py", lines)},
     ]
