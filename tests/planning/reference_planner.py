@@ -25,8 +25,11 @@ Rules:
    newest output is trimmed, older units are not relaxed at its expense. A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
-6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
-   budget, newest first, so the newest output is cut only as much as the room requires.
+6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
+   under the budget in the tail (the output the agent just asked for is cut only as much
+   as the room requires); the newest output outside the tail, which the conversation has
+   moved past, takes the room under the target (at least its prune size, when the budget
+   has it), so an agent loop's next turn does not compact again at once.
 """
 
 from __future__ import annotations
@@ -357,12 +360,21 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
     if _TRIM not in work.actions:
         return ()
-    slack = max(0, work.limit - work.estimate())
+    estimate = work.estimate()
+    slack = max(0, work.limit - estimate)
+    room = work.budget.available - estimate
     out: list[int | None] = [None] * len(work.actions)
     for i in range(len(work.actions) - 1, -1, -1):
         cost = work.costs[i]
         if work.actions[i] is _TRIM and cost.trimmed is not None:
-            extra = min(slack, max(0, cost.tokens - cost.trimmed))
+            whole = max(0, cost.tokens - cost.trimmed)
+            if cost.protection is Protection.TAIL:
+                want = whole
+            else:  # the newest output outside the tail: the target's room, at least its prune
+                pruned = cost.trimmed if cost.pruned is None else cost.pruned
+                want = min(whole, max(room, pruned - cost.trimmed, 0))
+            extra = min(slack, want)
             out[i] = cost.trimmed + extra
             slack -= extra
+            room -= extra
     return tuple(out)

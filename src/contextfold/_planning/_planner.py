@@ -22,8 +22,11 @@ Rules:
    (the relax stops there). A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
-6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
-   budget, newest first, so the newest output is cut only as much as the room requires.
+6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
+   under the budget in the tail (the output the agent just asked for is cut only as much
+   as the room requires); the newest output outside the tail, which the conversation has
+   moved past, takes the room under the target (at least its prune size, when the budget
+   has it), so an agent loop's next turn does not compact again at once.
 7. Measured on demand, the same plan: whether the messages fit is settled by measuring
    units newest first until those alone are over the goal; prune and mask passes that the
    fold would undo (a summarize step follows and even every unit at its cheapest would
@@ -496,14 +499,27 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
     if _TRIM not in work.actions:
         return ()
-    slack = max(0, work.limit - work.estimate())
+    estimate = work.estimate()
+    slack = max(0, work.limit - estimate)
+    room = work.budget.available - estimate
     out: list[int | None] = [None] * len(work.actions)
     for i in range(len(work.actions) - 1, -1, -1):
         if work.actions[i] is not _TRIM:
             continue
         cost = work.measure(i)
         if cost.trimmed is not None:
-            extra = min(slack, max(0, cost.tokens - cost.trimmed))
+            extra = min(slack, _extra(cost, cost.trimmed, room))
             out[i] = cost.trimmed + extra
             slack -= extra
+            room -= extra
     return tuple(out)
+
+
+def _extra(cost: UnitCost, trimmed: int, room: int) -> int:
+    """Tokens a trimmed unit may take beyond its smallest trim (rule 6): all it has for the
+    tail; for the newest output outside it, the room under the target, at least its prune."""
+    whole = max(0, cost.tokens - trimmed)
+    if cost.protection is Protection.TAIL:
+        return whole
+    pruned = trimmed if cost.pruned is None else cost.pruned
+    return min(whole, max(room, pruned - trimmed, 0))
