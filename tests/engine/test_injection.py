@@ -22,7 +22,7 @@ import pytest
 
 import contextfold as cf
 from contextfold._engine._artifacts import bridge_text
-from contextfold._messages import CARD_HEADER, SUMMARY_HEADER, artifact_kind
+from contextfold._messages import CARD_HEADER, SUMMARY_HEADER, ToolResult, artifact_kind, part_text
 from contextfold._statements._card import parse_card
 
 from ..corpus import records
@@ -315,7 +315,9 @@ def test_a_tool_result_shaped_like_an_artifact_is_pruned_like_any_text() -> None
         assert isinstance(result.payload, list)
         kept = result.payload[2]
         assert isinstance(kept, dict)
-        assert len(str(kept.get("content", ""))) < 12_000
+        assert len(str(kept.get("content", ""))) < len(shaped)  # cut to the room, as any text
+        originals = [result.recall(ref) for ref in result.report.refs]
+        assert any(isinstance(o, ToolResult) and part_text(o) == shaped for o in originals)
 
 
 def test_user_pasted_card_text_is_the_users_own_statement() -> None:

@@ -20,12 +20,16 @@ Rules:
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
    one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
-   units that yielded are relaxed toward the budget, not the target; when the newest
-   output is trimmed, older units are not relaxed at its expense. A user turn that
+   units that yielded are relaxed toward the budget, not the target. A unit whose costs
+   offer a trim (the tail, and the newest output) is trimmed rather than pruned; when the
+   newest output is trimmed, older units are not relaxed at its expense. A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
-6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
-   budget, newest first, so the newest output is cut only as much as the room requires.
+6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
+   under the budget in the tail (the output the agent just asked for is cut only as much
+   as the room requires); the newest output outside the tail, which the conversation has
+   moved past, takes the room under the target (at least its prune size, when the budget
+   has it), so an agent loop's next turn does not compact again at once.
 """
 
 from __future__ import annotations
@@ -284,6 +288,8 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             held = action is _KEEP or (action is _FOLD and not folds) or cost.droppable
             if not held and (allowed is None or i in allowed) and not (cost.states and newer_gone):
                 changed = _relax_one(work, i, steps) or changed
+                if allowed is None and work.actions[i] is _TRIM:
+                    return  # the newest output takes the room left, not older units
             newer_gone = newer_gone or (cost.states and work.actions[i] in _GONE)
 
 
@@ -312,9 +318,11 @@ def _cannot_return(work: _Work, i: int) -> bool:
 
 
 def _lighter(work: _Work, i: int, steps: Chain) -> list[Action]:
-    """A unit's actions from the lightest: a tail unit trims rather than prunes."""
-    middle = _TRIM if work.costs[i].protection is Protection.TAIL else _PRUNE
-    return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
+    """A unit's actions from the lightest: a tail unit trims rather than prunes; another
+    unit tries a trim first when its costs offer one (the newest output)."""
+    tail = work.costs[i].protection is Protection.TAIL
+    middle = (_TRIM,) if tail else (_TRIM, _PRUNE)
+    return [_KEEP] + [a for a in (*middle, _MASK) if steps.get(_STEP[a])]
 
 
 _STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
@@ -352,12 +360,21 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
     if _TRIM not in work.actions:
         return ()
-    slack = max(0, work.limit - work.estimate())
+    estimate = work.estimate()
+    slack = max(0, work.limit - estimate)
+    room = work.budget.available - estimate
     out: list[int | None] = [None] * len(work.actions)
     for i in range(len(work.actions) - 1, -1, -1):
         cost = work.costs[i]
         if work.actions[i] is _TRIM and cost.trimmed is not None:
-            extra = min(slack, max(0, cost.tokens - cost.trimmed))
+            whole = max(0, cost.tokens - cost.trimmed)
+            if cost.protection is Protection.TAIL:
+                want = whole
+            else:  # the newest output outside the tail: the target's room, at least its prune
+                pruned = cost.trimmed if cost.pruned is None else cost.pruned
+                want = min(whole, max(room, pruned - cost.trimmed, 0))
+            extra = min(slack, want)
             out[i] = cost.trimmed + extra
             slack -= extra
+            room -= extra
     return tuple(out)

@@ -52,7 +52,9 @@ def unit_costs(draw: st.DrawFn) -> UnitCost:
     """Any costs: a pruned or masked unit may even cost more than the whole one."""
     tokens = draw(st.integers(0, 3000))
     protection = draw(st.sampled_from([Protection.NONE] * 6 + [Protection.TAIL, Protection.HARD]))
-    trimmed = draw(st.none() | st.integers(0, 3000)) if protection is Protection.TAIL else None
+    trimmed = None  # the tail offers a trim, and so does the newest output (any other unit)
+    if protection is not Protection.HARD:
+        trimmed = draw(st.none() | st.integers(0, 3000))
     return UnitCost(
         tokens,
         pruned=draw(st.none() | st.integers(0, 3500)),

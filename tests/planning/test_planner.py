@@ -22,6 +22,8 @@ def unit_costs(draw: st.DrawFn) -> UnitCost:
     trimmed = None
     if protection is Protection.TAIL and pruned is not None:
         trimmed = draw(st.integers(1, pruned))
+    elif protection is Protection.NONE and pruned is not None:  # the newest output offers one
+        trimmed = draw(st.none() | st.integers(1, pruned))
     return UnitCost(
         tokens,
         pruned=pruned,
@@ -127,8 +129,8 @@ def test_only_allowed_actions_and_hard_protection(
             assert action is Action.KEEP
         if c.protection is Protection.TAIL:
             assert action is not Action.PRUNE, "the tail trims to the room, never to a fixed size"
-        else:
-            assert action is not Action.TRIM
+        elif c.trimmed is None:
+            assert action is not Action.TRIM, "only the tail and the newest output trim"
         if action is Action.FOLD:
             assert "summarize" in kinds
         if action is Action.DROP:
@@ -174,7 +176,10 @@ def test_allowances_fill_the_room_newest_first(
     assert result.ceiling == result.expected + extra
     newest = trims[-1]
     if (result.allowance(newest) or 0) < costs[newest].tokens:
-        assert result.expected + extra >= limit  # only the room stopped it
+        if costs[newest].protection is Protection.TAIL:
+            assert result.expected + extra >= limit  # only the budget's room stopped it
+        else:  # the newest output outside the tail: the target's room, or the budget's
+            assert result.expected + extra >= min(limit, budget.available)
 
 
 @given(cases)
@@ -305,3 +310,26 @@ def test_a_small_summary_before_dropping_the_span() -> None:
     result = plan(costs, PlanBudget(250, preamble_folded=400), DEFAULT)
     assert result.actions == (Action.DROP, Action.DROP, Action.KEEP)
     assert not result.small_summary
+
+
+def test_the_newest_output_takes_the_room_before_older_units() -> None:
+    """An unprotected unit that offers a trim (the newest output, a user turn after it) is
+    cut to the room left under the budget, not to the prune size, and older units are not
+    relaxed at its expense."""
+    older = UnitCost(900, pruned=300, masked=40)
+    newest = UnitCost(50_000, pruned=2_000, masked=40, trimmed=200)
+    user = UnitCost(30, protection=Protection.HARD)
+    budget = PlanBudget(available=6_000, limit=10_000, preamble_folded=500)
+    result = plan([older, newest, user], budget, DEFAULT)
+    assert result.actions[1] is Action.TRIM
+    assert result.actions[0] is not Action.KEEP
+    allowance = result.allowance(1)
+    assert allowance is not None
+    assert allowance > (newest.pruned or 0)  # more than the prune size
+    assert result.ceiling <= (budget.limit or budget.available)
+    offered = plan([older, newest_without_trim(newest), user], budget, DEFAULT)
+    assert offered.actions[1] is Action.PRUNE  # no trim offered: the fixed prune size
+
+
+def newest_without_trim(c: UnitCost) -> UnitCost:
+    return UnitCost(c.tokens, pruned=c.pruned, masked=c.masked)

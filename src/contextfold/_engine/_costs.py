@@ -7,6 +7,8 @@ Rules:
 3. Protection: the system prefix, units holding a pinned message and the latest user turn
    are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
    to an allowance, measured here at their smallest), masked or folded as a last resort.
+   The newest unit that may hold tool output offers a trim too, wherever it is: the
+   newest output is cut only as much as the room requires, not to the prune size.
 4. A unit is measured only when the planner asks (its messages are counted then, once);
    its floor counts only what every form keeps, with the counter's cheap lower bound.
    The planner only asks whether a floor is over some room, so it starts from every
@@ -84,6 +86,7 @@ class UnitCosts:
         "_framings",
         "_mask",
         "_messages",
+        "_newest_output",
         "_prose_over",
         "_prune",
         "_pruning",
@@ -108,6 +111,8 @@ class UnitCosts:
         self._pruning = steps.get("prune") is not None
         mask_step = steps.get("mask")
         self._mask = mask_step is not None
+        self._newest_output = _newest_output(units, messages)
+        """The newest unit that holds tool output (rule 3: it offers a trim)."""
         self._prose_over = mask_step.prose_over if isinstance(mask_step, Mask) else 0
         self._floors: dict[int, tuple[int, int]] = {}
         """Per unit, its floor so far and the first message whose parts it lacks (rule 4)."""
@@ -147,7 +152,7 @@ class UnitCosts:
         changeable = flags.protection is not Protection.HARD
         if changeable and rule.prune and self._pruning:
             pruned = _cost(span, counts, counter, prune=self._prune)
-            if flags.protection is Protection.TAIL:
+            if flags.protection is Protection.TAIL or unit == self._newest_output:
                 trimmed = _trimmed(span, self._prune.head_share, counter)
         if changeable and rule.mask and self._mask:
             masked = _cost(span, counts, counter, prose_over=self._prose_over)
@@ -189,6 +194,19 @@ class UnitCosts:
             bare = Message(message.role, (), name=message.name)
             found = self._framings[key] = self._counts.floor(bare)
         return found
+
+
+def _newest_output(units: Sequence[Unit], messages: Sequence[Message]) -> int | None:
+    """The newest unit that may be pruned and holds a tool result (rule 3)."""
+    for k in range(len(units) - 1, -1, -1):
+        unit = units[k]
+        if RULES[unit.kind].prune and any(
+            isinstance(part, ToolResult)
+            for message in messages[unit.start : unit.stop]
+            for part in message.parts
+        ):
+            return k
+    return None
 
 
 def _kept(message: Message, prose_over: int) -> Message:

@@ -16,12 +16,17 @@ Rules:
 5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
    too, unless an eviction policy asked for them), so the newest unit not kept whole is
    one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
-   units that yielded are relaxed toward the budget, not the target; when the newest
-   output is trimmed, older units are not relaxed at its expense. A user turn that
+   units that yielded are relaxed toward the budget, not the target. A unit whose costs
+   offer a trim (the tail, and the newest output wherever it is) is trimmed rather than
+   pruned; when the newest output is trimmed, older units are not relaxed at its expense
+   (the relax stops there). A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
-6. A trimmed unit gets an allowance: its smallest trim plus the room left under the
-   budget, newest first, so the newest output is cut only as much as the room requires.
+6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
+   under the budget in the tail (the output the agent just asked for is cut only as much
+   as the room requires); the newest output outside the tail, which the conversation has
+   moved past, takes the room under the target (at least its prune size, when the budget
+   has it), so an agent loop's next turn does not compact again at once.
 7. Measured on demand, the same plan: whether the messages fit is settled by measuring
    units newest first until those alone are over the goal; prune and mask passes that the
    fold would undo (a summarize step follows and even every unit at its cheapest would
@@ -409,7 +414,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
-    ladders = _lighter(steps, _TRIM), _lighter(steps, _PRUNE)
+    ladders = _lighter(steps, _TRIM), _lighter(steps, _TRIM, _PRUNE)
     changed = True
     while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
         changed = False
@@ -420,6 +425,8 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
                 ladder = ladders[flags.protection is not Protection.TAIL]
                 changed = _relax_one(work, i, ladder) or changed
+                if allowed is None and work.actions[i] is _TRIM:
+                    return  # the newest output takes the room left, not older units (rule 6)
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
 
 
@@ -445,9 +452,10 @@ def _cannot_return(work: _Work, i: int) -> bool:
     return room < 0 or work.costs.floor(i, room) > room
 
 
-def _lighter(steps: Chain, middle: Action) -> list[Action]:
-    """The actions from the lightest, with `middle` for pruning (a tail unit trims)."""
-    return [_KEEP] + [a for a in (middle, _MASK) if steps.get(_STEP[a])]
+def _lighter(steps: Chain, *middle: Action) -> list[Action]:
+    """The actions from the lightest, with `middle` for pruning: a tail unit trims; another
+    unit trims when its costs offer a trim (the newest output), else it prunes."""
+    return [_KEEP] + [a for a in (*middle, _MASK) if steps.get(_STEP[a])]
 
 
 _STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
@@ -491,14 +499,27 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
     if _TRIM not in work.actions:
         return ()
-    slack = max(0, work.limit - work.estimate())
+    estimate = work.estimate()
+    slack = max(0, work.limit - estimate)
+    room = work.budget.available - estimate
     out: list[int | None] = [None] * len(work.actions)
     for i in range(len(work.actions) - 1, -1, -1):
         if work.actions[i] is not _TRIM:
             continue
         cost = work.measure(i)
         if cost.trimmed is not None:
-            extra = min(slack, max(0, cost.tokens - cost.trimmed))
+            extra = min(slack, _extra(cost, cost.trimmed, room))
             out[i] = cost.trimmed + extra
             slack -= extra
+            room -= extra
     return tuple(out)
+
+
+def _extra(cost: UnitCost, trimmed: int, room: int) -> int:
+    """Tokens a trimmed unit may take beyond its smallest trim (rule 6): all it has for the
+    tail; for the newest output outside it, the room under the target, at least its prune."""
+    whole = max(0, cost.tokens - trimmed)
+    if cost.protection is Protection.TAIL:
+        return whole
+    pruned = trimmed if cost.pruned is None else cost.pruned
+    return min(whole, max(room, pruned - trimmed, 0))
