@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHUNK_CHARS", "SPLITS_AT_CUTS", "chunks", "splits_at_cuts"]
 
-CHUNK_CHARS: Final = 1024
+CHUNK_CHARS: Final = 2048
 """Texts up to this length are counted in one call; longer ones in chunks at least this long."""
 
 SPLITS_AT_CUTS: Final = frozenset({O200K_PAT, CL100K_PAT})
