@@ -12,6 +12,9 @@ Rules:
    which is o200k's). Other tokenizers' floors count framing only.
 3. Optional libraries (tiktoken, tokenizers) are imported only when such a counter is built;
    a missing one raises TokenizerError saying which extra to install.
+5. tiktoken counts a long text chunk by chunk where its encoding's pattern makes the counts
+   add up (`_chunks`), so the token list it returns stays small; other texts in one call.
+   Hugging Face tokenizers have pre-tokenizers of every kind: their texts go in one call.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .._adapters import check_format
 from .._errors import ConfigurationError, TokenizerError
 from .._messages import Conversation, Message
 from ._accounting import DEFAULT_CACHE_SIZE, Accountant, runs_of_non_space
+from ._chunks import CHUNK_CHARS, chunks, splits_at_cuts
 from ._heuristic import count_text as heuristic_count
 from ._images import image_rule_for
 from ._load import encoding as load_encoding
@@ -131,13 +135,20 @@ class TiktokenCounter(_Accounted):
         self.name = f"tiktoken:{self.encoding.name}"
         split = self.encoding.name in _SPLIT_AT_SPACES
         floor = runs_of_non_space if split else None
-        self._acct = _accountant(self._encode_len, format, model, cache_size, floor_text=floor)
+        count = self._chunked_len if splits_at_cuts(self.encoding) else self._encode_len
+        self._acct = _accountant(count, format, model, cache_size, floor_text=floor)
 
     def __repr__(self) -> str:
         return f"TiktokenCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
 
     def _encode_len(self, text: str) -> int:
         return len(self.encoding.encode(text, disallowed_special=()))
+
+    def _chunked_len(self, text: str) -> int:
+        """`_encode_len(text)`, a long text counted in chunks (rule 5)."""
+        if len(text) <= CHUNK_CHARS:
+            return len(self.encoding.encode(text, disallowed_special=()))
+        return sum(map(self._encode_len, chunks(text)))
 
 
 class HFTokenizerCounter(_Accounted):
