@@ -11,6 +11,7 @@ low-water mark, so an agent loop's next turn does not compact again at once).
 from __future__ import annotations
 
 import pytest
+from bench.newest import AFTER  # what follows the newest result: nothing, turns
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,14 +23,6 @@ from ..servers.chat_model import source_file
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
-AFTER: dict[str, list[dict[str, object]]] = {
-    "nothing": [],
-    "user": [{"role": "user", "content": "Thanks. Now fix the failing handler."}],
-    "reply and user": [
-        {"role": "assistant", "content": "I read the file; the handler is near the end."},
-        {"role": "user", "content": "Thanks. Now fix the failing handler."},
-    ],
-}
 
 
 def _conversation(lines: int, after: str, older: int) -> list[dict[str, object]]:
@@ -79,7 +72,7 @@ def test_the_newest_output_fills_the_room_the_budget_leaves(
 
 
 def test_older_results_are_not_kept_at_the_newest_outputs_expense() -> None:
-    payload = _conversation(2_000, "reply and user", 3)
+    payload = _conversation(2_000, "the agent's reply, the user's turn", 3)
     budget = cf.count_tokens(payload, "gpt-4o") // 4
     result = cf.compact(payload, budget, "gpt-4o")
     out = result.payload
