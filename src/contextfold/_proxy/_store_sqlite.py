@@ -9,6 +9,9 @@ Rules:
    durability. Snapshots sit in their own table, so a turn's small meta update never
    rewrites a large snapshot row.
 3. Expiry runs on save, at most once a minute: sessions idle past `ttl` are deleted.
+4. Several server workers may open one new file at once: switching it to WAL is retried
+   while another worker holds the lock (a CI run saw one worker die of "database is
+   locked" at start-up).
 """
 
 from __future__ import annotations
@@ -33,6 +36,24 @@ _SCHEMA: Final = (
 )
 _CANDIDATES: Final = 16
 _SWEEP_EVERY: Final = 60.0
+_OPENING: Final = 10.0
+"""Seconds a worker retries switching a new store to WAL while another one does (rule 4)."""
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """WAL journaling (rule 4): workers that open a new file at once race to switch it, and
+    SQLite answers the losers "database is locked" without waiting, so the switch retries."""
+    deadline = time.monotonic() + _OPENING
+    while True:
+        try:
+            mode = db.execute("PRAGMA journal_mode").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 class SqliteSessions:
@@ -44,7 +65,7 @@ class SqliteSessions:
         self._swept = 0.0
         try:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _use_wal(self._db)
             self._db.execute("PRAGMA synchronous=OFF")
             for statement in _SCHEMA:
                 self._db.execute(statement)

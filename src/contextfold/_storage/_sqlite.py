@@ -28,6 +28,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -308,8 +309,21 @@ def _check_schema(conn: sqlite3.Connection, path: str) -> None:
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
-    """Switch a file archive to WAL journaling (a no-op when it already uses it)."""
-    mode = conn.execute("PRAGMA journal_mode").fetchone()
-    if mode is None or str(mode[0]).lower() != "wal":
-        conn.execute("PRAGMA journal_mode=WAL")
+    """Switch a file archive to WAL journaling (a no-op when it already uses it). Processes
+    that open one new file at once race to switch it, and SQLite answers the losers
+    "database is locked" without waiting: the switch is retried for a while."""
+    for delay in _WAL_RETRIES:
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or delay is None:
+                raise
+            time.sleep(delay)
     conn.execute("PRAGMA synchronous=NORMAL")
+
+
+_WAL_RETRIES: Final = (*[0.02] * 500, None)
+"""Pauses between attempts at the WAL switch (about 10 s in all); None: the last attempt."""
