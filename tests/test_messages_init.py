@@ -73,3 +73,16 @@ def test_fields_it_cannot_set_are_refused() -> None:
         @dataclasses.dataclass(frozen=True, slots=True)
         class _Made:
             items: list[int] = dataclasses.field(default_factory=list)
+
+
+def test_a_post_init_is_refused() -> None:
+    with pytest.raises(TypeError, match="__post_init__"):
+
+        @m.slot_init
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class _Checked:
+            size: int
+
+            def __post_init__(self) -> None:
+                if self.size < 0:
+                    raise ValueError(self.size)

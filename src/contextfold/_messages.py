@@ -69,6 +69,8 @@ def slot_init(cls: type[_T]) -> type[_T]:
     """Give a frozen, slotted dataclass the same `__init__` (signature and effect) that
     sets each slot through its descriptor: the generated one calls `object.__setattr__`
     per field, which made building a message about twice as slow (rule 5)."""
+    if hasattr(cls, "__post_init__"):  # the generated __init__ would not call it
+        raise TypeError(f"slot_init cannot keep {cls.__name__}.__post_init__")
     fields = sorted(dataclasses.fields(cls), key=lambda f: f.kw_only is True)  # type: ignore[arg-type]
     env: dict[str, object] = {}
     params, body = ["self"], []
