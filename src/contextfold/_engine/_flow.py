@@ -19,6 +19,9 @@ Rules:
    before anything needed its count is counted only if the report's `tokens_before` is
    read, and rule 5 compares by counting (what is not counted yet, newest first) until
    the input is the bigger.
+9. When nothing asks for a repair, a bridge or a new card and the whole input is within
+   the target (the planner's first test), it comes back as is without a plan: no unit
+   costs, no card bounds (an agent loop under its budget pays for counting only).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ from ._shape import BRIDGE_REF, SHAPES, add_bridges
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
+
+FITS = "fits without compaction"
+"""The verdict when everything is kept as it is."""
 
 CARD_SHARE = 0.35
 """Share of the target the planned card may take beyond its rules (it fills the room)."""
@@ -116,13 +122,17 @@ def compact_flow(
     settings = dataclasses.replace(settings, counter=counter)
     before = _Before(settings.overhead, counter)
     prep = _prepare(messages, settings, archive)
-    prune = _prune_size(settings)
-    the_plan, protected = _plan(prep, settings, marks, prune, counter)
     card = prep.parts.card
     kept = [] if card is None else _unpinned(prep, marks)  # only a card needs them (rule 6)
     stale_card = card is not None and card_retires(card, kept)
-    if not the_plan.changes and not prep.notes and not prep.parts.bridges and not stale_card:
-        return _unchanged(messages, settings, before, the_plan, protected)
+    as_is = not prep.notes and not prep.parts.bridges and not stale_card
+    if as_is and _fits_whole(prep, settings, counter):  # rule 9: no plan to make
+        protected = _protected(prep, settings, _protection(prep, settings, marks))
+        return _unchanged(messages, settings, before, FITS, protected)
+    prune = _prune_size(settings)
+    the_plan, protected = _plan(prep, settings, marks, prune, counter)
+    if not the_plan.changes and as_is:
+        return _unchanged(messages, settings, before, the_plan.reason, protected)
     mask = settings.policy.steps.get("mask")
     prose_over = mask.prose_over if isinstance(mask, Mask) else 0
     tools = Tools(prune, prose_over, counter, archive)
@@ -136,7 +146,7 @@ def compact_flow(
         items = retire_in_place(items, kept, archive, applied.refs)
     out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
-        return _unchanged(messages, settings, before, the_plan, protected)
+        return _unchanged(messages, settings, before, the_plan.reason, protected)
     after = settings.overhead + sum(map(counter.count, out))
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
@@ -148,9 +158,10 @@ def compact_flow(
             applied.refs.extend(refs)
             out, origins, after = out2, origins2, after2
     if not before.over(after) and not prep.notes and not stale_card:  # rule 5: never worse
-        return _unchanged(messages, settings, before, the_plan, protected)
-    done = _Done(applied, prep.notes, protected, rules, True)
-    return Outcome(tuple(out), _report(settings, before, after, the_plan, done), tuple(origins))
+        return _unchanged(messages, settings, before, the_plan.reason, protected)
+    done = _Done(applied, prep.notes, protected, rules, True, bool(the_plan.changes))
+    report = _report(settings, before, after, the_plan.reason, done)
+    return Outcome(tuple(out), report, tuple(origins))
 
 
 class _Before:
@@ -171,11 +182,11 @@ class _Before:
 
 
 def _unchanged(
-    messages: Sequence[Message], settings: Settings, before: _Before, the_plan: Plan, protected: int
+    messages: Sequence[Message], settings: Settings, before: _Before, reason: str, protected: int
 ) -> Outcome:
-    """The input as it was, with the plan's verdict."""
+    """The input as it was, with the plan's verdict (`reason`)."""
     done = _Done(Applied(), (), protected, 0, False)
-    report = _report(settings, before, before.total(), the_plan, done)
+    report = _report(settings, before, before.total(), reason, done)
     return Outcome(tuple(messages), report, tuple(range(len(messages))))
 
 
@@ -300,11 +311,8 @@ def _plan(
     """The plan, and the tokens of what it may not remove (protected units and the card);
     `counts` are the input's (`settings.counter` is they)."""
     policy, counter = settings.policy, settings.counter
-    pinned = _marked(prep.origins, marks.pinned)
     droppable = _marked(prep.origins, marks.droppable)
-    protection = protections(
-        prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user
-    )
+    protection = _protection(prep, settings, marks)
     costs = UnitCosts(
         prep.units,
         messages=prep.body,
@@ -333,13 +341,45 @@ def _plan(
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )
-    protected = settings.overhead + bridge  # the floor; one bridge when turns must alternate
-    protected += sum(
-        sum(counter.count(m) for m in prep.body[u.start : u.stop])
-        for u, p in zip(prep.units, protection, strict=True)
-        if p is Protection.HARD
+    the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
+    return the_plan, _protected(prep, settings, protection)
+
+
+def _protection(prep: _Prepared, settings: Settings, marks: Marks) -> list[Protection]:
+    policy = settings.policy
+    pinned = _marked(prep.origins, marks.pinned)
+    return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
+
+
+def _protected(prep: _Prepared, settings: Settings, protection: Sequence[Protection]) -> int:
+    """The tokens the plan may not remove: the floor (overhead, one bridge when turns must
+    alternate) and the hard-protected units."""
+    counter = settings.counter
+    bridge = _bridge_cost(counter) if SHAPES[settings.format].alternate else 0
+    return (
+        settings.overhead
+        + bridge
+        + sum(
+            sum(map(counter.count, prep.body[u.start : u.stop]))
+            for u, p in zip(prep.units, protection, strict=True)
+            if p is Protection.HARD
+        )
     )
-    return make_plan(costs, budget, policy.steps, policy.tail_share), protected
+
+
+def _fits_whole(prep: _Prepared, settings: Settings, counts: Counts) -> bool:
+    """Whether the plan would keep every unit as it is (its first test: the body and the
+    preamble's artifacts within `target - overhead`), counting newest first only until
+    they are over (rule 8)."""
+    counter = settings.counter
+    room = settings.target - settings.overhead
+    room -= sum(counter.count(m) for _, m in prep.parts.artifacts)
+    view = counts.view(prep.body, prep.origins)
+    for i in range(len(prep.body) - 1, -1, -1):
+        room -= view[i]
+        if room < 0:
+            return False
+    return room >= 0
 
 
 def _unpinned(prep: _Prepared, marks: Marks) -> list[Message]:
@@ -361,16 +401,19 @@ class _Done:
     protected: int
     rules: int
     compacted: bool
+    planned: bool = False
+    """The plan changed something (else only repairs, bridges or the card did)."""
 
 
-def _report(settings: Settings, before: _Before, after: int, the_plan: Plan, done: _Done) -> Report:
+def _report(settings: Settings, before: _Before, after: int, verdict: str, done: _Done) -> Report:
+    """The report; `verdict` is the plan's reason."""
     fits = after <= settings.budget
     if not done.compacted:
-        reason = "fits without compaction" if fits else the_plan.reason
-    elif not the_plan.changes:
-        reason = "repaired; fits without compaction" if fits else the_plan.reason
+        reason = FITS if fits else verdict
+    elif not done.planned:
+        reason = "repaired; fits without compaction" if fits else verdict
     else:
-        reason = the_plan.reason
+        reason = verdict
     applied = done.applied
     last = applied.summaries[-1].summarizer if applied.summaries else None
     return Report(
