@@ -389,18 +389,19 @@ def _part_values(
 
 def _next_steps(said: list[str]) -> list[str]:
     """What the agent says happens next: its last two plans, else its last sentence that is
-    not politeness; filler never counts. Read from the end, and only as far as needed."""
+    not politeness; filler never counts. Read from the end, and only as far as needed: a
+    sentence that is no plan counts only while nothing was chosen, so only then is it tested
+    for filler (the costly test)."""
     plans: list[str] = []
     last: list[str] = []
     for sentence in reversed(said):
-        if is_filler(sentence):
-            continue
-        if is_plan(sentence):
+        if not is_plan(sentence):
+            if not (last or plans or BOILERPLATE.search(sentence) or is_filler(sentence)):
+                last.append(sentence)
+        elif not is_filler(sentence):
             plans.append(sentence)
             if len(plans) == 2:
                 break
-        elif not last and not BOILERPLATE.search(sentence):
-            last.append(sentence)
     return plans[::-1] or last
 
 

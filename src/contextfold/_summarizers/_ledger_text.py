@@ -25,6 +25,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Final, Literal
 
+from .._content_cache import Memo
 from .._messages import REF_PATTERN
 from .._statements._facts import normalize, word_set
 
@@ -129,9 +130,13 @@ _IMPLICIT_OPEN: Final[frozenset[Section]] = frozenset({"goals", "errors"})
 """Sections where an open entry is written without a status (rule 1)."""
 
 
-def quote(value: str) -> str:
-    """`value` as written in a grouped line (see rule 2)."""
+def _quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False) if _needs_quotes(value) else value
+
+
+quote: Final = Memo(_quote, 1 << 14).__getitem__
+"""`value` as written in a grouped line (see rule 2); cached: the bound measures a value's
+text before it writes it, and labels recur."""
 
 
 def _needs_quotes(value: str) -> bool:
