@@ -267,20 +267,29 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
     return None
 
 
-def candidates(folded: str) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+_Rows = tuple[tuple[Kind, re.Pattern[str]], ...]
+
+
+def candidates(folded: str) -> _Rows:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    return _cues_needing[_NEEDED.intersection(words_of(folded))]
+    return _cues_needing[words_of(folded)]
 
 
-def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
-    """The cues, in CUES order, that need one of the words `needed` (cached: sentences
-    share a few combinations of them)."""
+def _read_cues_needing(words: frozenset[str]) -> _Rows:
+    """The cues, in CUES order, that need one of `words` (cached by the set `words_of`
+    shares: sentences share a few combinations of them, and equal answers are one tuple)."""
     by_word, table = _by_word(), compiled()
-    return tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+    needed = _NEEDED.intersection(words)
+    found = tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+    if len(_ROWS) >= _MAX_SHARED:
+        _ROWS.clear()
+    return _ROWS.setdefault(found, found)
 
 
 _cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
+_ROWS: Final[dict[_Rows, _Rows]] = {}
+"""One object per distinct answer of `_read_cues_needing`."""
 
 
 def _read_words_of(folded: str) -> frozenset[str]:
@@ -297,6 +306,7 @@ _SHARED: Final[dict[frozenset[str], frozenset[str]]] = {}
 """One object per distinct set of gate words (a few hundred: sentences share them)."""
 _MAX_SHARED: Final = 1 << 12
 on_clear(_SHARED.clear)
+on_clear(_ROWS.clear)
 _WORDS_OF: Final = Memo(_read_words_of, 1 << 15)
 words_of: Final = _WORDS_OF.__getitem__
 """The words of folded text that some gate names (`gated`), as gates name them: maximal

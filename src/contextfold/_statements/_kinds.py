@@ -265,7 +265,7 @@ def _marked_values(text: str) -> frozenset[str]:
     found.update([number.rstrip(".,") for number in _NUMBER.findall(text)])
     found.update(_NAME.findall(text))
     found.discard("")
-    return frozenset(found)
+    return frozenset(found) if found else _NO_VALUES
 
 
 _VALUE: Final = attrgetter("value")
@@ -285,7 +285,7 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
 def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
     if word.isalpha():  # most tokens: one piece, no digit, no apostrophe
-        lowered = word.lower()
+        lowered = _lower(word)
         if lowered in FILLER or lowered in _UPDATE_WORDS:
             return ()
         stem = _stem(lowered)
@@ -306,6 +306,13 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
+
+
+def _lower(word: str) -> str:
+    """`word.lower()`, the very object when that is `word` (a cached stem then shares its
+    key's characters)."""
+    lowered = word.lower()
+    return word if lowered == word else lowered
 
 
 def _has_digit(word: str) -> bool:
@@ -334,7 +341,7 @@ def _read_replaced_values(text: str) -> frozenset[str]:
     found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
     if _OUTDATED_NEEDS.search(text) is not None:
         found += [m.group(1) for m in _OUTDATED.finditer(text)]
-    return frozenset(v.strip("'\".,;:!?()") for v in found)
+    return frozenset([v.strip("'\".,;:!?()") for v in found]) if found else _NO_VALUES
 
 
 _CHATTER: Final = _GO_AHEAD | word_set(
