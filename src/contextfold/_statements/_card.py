@@ -295,7 +295,7 @@ _TEXT: Final = attrgetter("text")
 
 
 def _clean_source(source: str) -> str:
-    return source if _REF.fullmatch(source) else ""
+    return source if source and _REF.fullmatch(source) else ""
 
 
 def _apply(current: list[Statement], new: Statement) -> Statement | None:

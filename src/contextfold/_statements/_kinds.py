@@ -28,11 +28,11 @@ All functions are pure and cached by sentence.
 from __future__ import annotations
 
 import re
-from itertools import chain
+from itertools import chain, filterfalse
 from operator import attrgetter
 from typing import Final, Literal
 
-from .._content_cache import Memo
+from .._content_cache import Memo, WordMemo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, gated, words_of
 from ._facts import prose_facts, word_set
 
@@ -278,7 +278,7 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
     tokens = _TOKEN.findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
-        tokens = [w for w in tokens if w not in skip]
+        tokens = list(filterfalse(skip.__contains__, tokens))
     return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
 
@@ -375,7 +375,7 @@ KINDS: Final = Memo(_read_statement_kind, 1 << 15)
 statement_kind: Final = KINDS.__getitem__
 values: Final = Memo(_read_values, 1 << 15).__getitem__
 subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
-_word_subjects: Final = Memo(_read_word_subjects, 1 << 16).__getitem__
+_word_subjects: Final = WordMemo(_read_word_subjects, 1 << 16).__getitem__
 is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
 replaced_values: Final = Memo(_read_replaced_values, 1 << 15).__getitem__
 is_filler: Final = Memo(_read_is_filler, 1 << 15).__getitem__
