@@ -293,16 +293,19 @@ _ROWS: Final[dict[_Rows, _Rows]] = {}
 
 
 def _read_words_of(folded: str) -> frozenset[str]:
-    words = frozenset(filter(None, map(_GATED.get, _LETTERS.findall(folded))))
+    found = _GATE_WORDS[0].intersection(_LETTERS.findall(folded))
+    words = frozenset(map(_GATED.__getitem__, found))  # the gates' strings, not the text's
     if len(_SHARED) >= _MAX_SHARED:
         _SHARED.clear()
     return _SHARED.setdefault(words, words)
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
+_GATE_WORDS: Final[list[frozenset[str]]] = [frozenset()]
+"""Every word some gate names (`gated`), as one frozen set."""
 _GATED: Final[dict[str, str]] = {}
-"""Every word some gate names (`gated`), to itself: a set of them holds the gates' strings,
-not the text's copies."""
+"""Each of those words to itself: a set of them holds the gates' strings, not the text's
+copies."""
 _SHARED: Final[dict[frozenset[str], frozenset[str]]] = {}
 """One object per distinct set of gate words (a few hundred: sentences share them)."""
 _MAX_SHARED: Final = 1 << 12
@@ -318,6 +321,7 @@ different stages; only gate words are kept, so an entry holds one shared set).""
 def gated(words: frozenset[str]) -> frozenset[str]:
     """`words`, registered as a gate's table: `words_of` keeps them (called at import,
     before any text is read)."""
+    _GATE_WORDS[0] |= words
     _GATED.update(zip(words, words, strict=True))
     _WORDS_OF.clear()
     _SHARED.clear()
