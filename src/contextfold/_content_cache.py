@@ -10,7 +10,8 @@ Rules:
 3. Values must be immutable (tuples of frozen dataclasses): callers share them.
 4. A value of a short key read again and again (a word, a sentence, a statement) is kept
    in a `Memo`, keyed by the key itself: a plain dict, so a hit is one lookup in C and an
-   entry costs no LRU links; a full memo forgets everything at once (still bounded).
+   entry costs no LRU links; a full memo forgets everything at once (still bounded). A
+   `WordMemo` keeps its words interned: memos of words share their strings.
 5. A counter's per-text counts are a `TextMemo`: keyed by the texts themselves (a hit is
    one lookup in C, the text's hash already cached on it), so it is bounded in characters
    as well as texts: a counter kept for the life of a process (`counter_for`, a proxy's)
@@ -24,6 +25,7 @@ import hashlib
 from collections.abc import Callable, Hashable
 from contextlib import suppress
 from itertools import islice
+from sys import intern
 from typing import Final, Generic, TypeVar, cast
 
 V = TypeVar("V")
@@ -105,6 +107,22 @@ class Memo(dict[K, V]):
         _CLEARERS.append(self.clear)
 
     def __missing__(self, key: K) -> V:
+        value = self._make(key)
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
+
+
+class WordMemo(Memo[str, V]):
+    """A `Memo` of words (rule 4): each key is kept as `sys.intern` gives it, so a word that
+    several memos hold is one string, and `make` reads that string (a value that quotes
+    the word shares it too)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> V:
+        key = intern(key)
         value = self._make(key)
         if len(self) >= self.size:
             self.clear()

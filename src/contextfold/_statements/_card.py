@@ -295,7 +295,7 @@ _TEXT: Final = attrgetter("text")
 
 
 def _clean_source(source: str) -> str:
-    return source if _REF.fullmatch(source) else ""
+    return source if source and _REF.fullmatch(source) else ""
 
 
 def _apply(current: list[Statement], new: Statement) -> Statement | None:
@@ -489,9 +489,12 @@ def _read_dense_text(text: str) -> str:
     kept = [p for i, p in enumerate(said) if not _lead_only(p) and not (i and _retracts(p))]
     core = " ".join(kept) if kept else text
     bare = UPDATE_LEAD.sub("", core, count=1)
-    if not bare or statement_kind(bare[0].upper() + bare[1:]) is None:
+    if not bare:
         return core
-    return bare[0].upper() + bare[1:]
+    shown = bare[0].upper() + bare[1:]
+    if statement_kind(shown) is None:
+        return core
+    return text if shown == text else shown  # the statement itself when that is all
 
 
 def _retracts(sentence: str) -> bool:

@@ -267,36 +267,50 @@ def _read(sentence: str) -> tuple[Kind, str] | None:
     return None
 
 
-def candidates(folded: str) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+_Rows = tuple[tuple[Kind, re.Pattern[str]], ...]
+
+
+def candidates(folded: str) -> _Rows:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
     word: those with a `needs` word among its words (rule 4)."""
-    return _cues_needing[_NEEDED.intersection(words_of(folded))]
+    return _cues_needing[words_of(folded)]
 
 
-def _read_cues_needing(needed: frozenset[str]) -> tuple[tuple[Kind, re.Pattern[str]], ...]:
-    """The cues, in CUES order, that need one of the words `needed` (cached: sentences
-    share a few combinations of them)."""
+def _read_cues_needing(words: frozenset[str]) -> _Rows:
+    """The cues, in CUES order, that need one of `words` (cached by the set `words_of`
+    shares: sentences share a few combinations of them, and equal answers are one tuple)."""
     by_word, table = _by_word(), compiled()
-    return tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+    needed = _NEEDED.intersection(words)
+    found = tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
+    if len(_ROWS) >= _MAX_SHARED:
+        _ROWS.clear()
+    return _ROWS.setdefault(found, found)
 
 
 _cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
+_ROWS: Final[dict[_Rows, _Rows]] = {}
+"""One object per distinct answer of `_read_cues_needing`."""
 
 
 def _read_words_of(folded: str) -> frozenset[str]:
-    words = _GATED[0].intersection(_LETTERS.findall(folded))
+    found = _GATE_WORDS[0].intersection(_LETTERS.findall(folded))
+    words = frozenset(map(_GATED.__getitem__, found))  # the gates' strings, not the text's
     if len(_SHARED) >= _MAX_SHARED:
         _SHARED.clear()
     return _SHARED.setdefault(words, words)
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
-_GATED: Final[list[frozenset[str]]] = [frozenset()]
+_GATE_WORDS: Final[list[frozenset[str]]] = [frozenset()]
 """Every word some gate names (`gated`), as one frozen set."""
+_GATED: Final[dict[str, str]] = {}
+"""Each of those words to itself: a set of them holds the gates' strings, not the text's
+copies."""
 _SHARED: Final[dict[frozenset[str], frozenset[str]]] = {}
 """One object per distinct set of gate words (a few hundred: sentences share them)."""
 _MAX_SHARED: Final = 1 << 12
 on_clear(_SHARED.clear)
+on_clear(_ROWS.clear)
 _WORDS_OF: Final = Memo(_read_words_of, 1 << 15)
 words_of: Final = _WORDS_OF.__getitem__
 """The words of folded text that some gate names (`gated`), as gates name them: maximal
@@ -307,7 +321,8 @@ different stages; only gate words are kept, so an entry holds one shared set).""
 def gated(words: frozenset[str]) -> frozenset[str]:
     """`words`, registered as a gate's table: `words_of` keeps them (called at import,
     before any text is read)."""
-    _GATED[0] |= words
+    _GATE_WORDS[0] |= words
+    _GATED.update(zip(words, words, strict=True))
     _WORDS_OF.clear()
     _SHARED.clear()
     return words

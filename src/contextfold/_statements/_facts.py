@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 from itertools import chain, islice
 from typing import Final
 
-from .._content_cache import ContentCache, Memo, on_clear
+from .._content_cache import ContentCache, Memo, WordMemo, on_clear
 from ._shapes import PUNCTUATION, shapes, words
 
 
@@ -166,7 +166,7 @@ def _shape_fact(role: str, value: str) -> Fact:
     return fact
 
 
-_word_facts: Final = Memo(_read_word, 1 << 16).__getitem__
+_word_facts: Final = WordMemo(_read_word, 1 << 16).__getitem__
 """The facts of one word (cached: the same words recur across a conversation)."""
 
 

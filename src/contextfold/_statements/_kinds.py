@@ -28,11 +28,11 @@ All functions are pure and cached by sentence.
 from __future__ import annotations
 
 import re
-from itertools import chain
+from itertools import chain, filterfalse
 from operator import attrgetter
 from typing import Final, Literal
 
-from .._content_cache import Memo
+from .._content_cache import Memo, WordMemo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, gated, words_of
 from ._facts import prose_facts, word_set
 
@@ -265,7 +265,7 @@ def _marked_values(text: str) -> frozenset[str]:
     found.update([number.rstrip(".,") for number in _NUMBER.findall(text)])
     found.update(_NAME.findall(text))
     found.discard("")
-    return frozenset(found)
+    return frozenset(found) if found else _NO_VALUES
 
 
 _VALUE: Final = attrgetter("value")
@@ -278,14 +278,14 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
     tokens = _TOKEN.findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
-        tokens = [w for w in tokens if w not in skip]
+        tokens = list(filterfalse(skip.__contains__, tokens))
     return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
 
 def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
     if word.isalpha():  # most tokens: one piece, no digit, no apostrophe
-        lowered = word.lower()
+        lowered = _lower(word)
         if lowered in FILLER or lowered in _UPDATE_WORDS:
             return ()
         stem = _stem(lowered)
@@ -306,6 +306,13 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
+
+
+def _lower(word: str) -> str:
+    """`word.lower()`, the very object when that is `word` (a cached stem then shares its
+    key's characters)."""
+    lowered = word.lower()
+    return word if lowered == word else lowered
 
 
 def _has_digit(word: str) -> bool:
@@ -334,7 +341,7 @@ def _read_replaced_values(text: str) -> frozenset[str]:
     found = [m.group(1) for m in _NOT_VALUE.finditer(text)]
     if _OUTDATED_NEEDS.search(text) is not None:
         found += [m.group(1) for m in _OUTDATED.finditer(text)]
-    return frozenset(v.strip("'\".,;:!?()") for v in found)
+    return frozenset([v.strip("'\".,;:!?()") for v in found]) if found else _NO_VALUES
 
 
 _CHATTER: Final = _GO_AHEAD | word_set(
@@ -368,7 +375,7 @@ KINDS: Final = Memo(_read_statement_kind, 1 << 15)
 statement_kind: Final = KINDS.__getitem__
 values: Final = Memo(_read_values, 1 << 15).__getitem__
 subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
-_word_subjects: Final = Memo(_read_word_subjects, 1 << 16).__getitem__
+_word_subjects: Final = WordMemo(_read_word_subjects, 1 << 16).__getitem__
 is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
 replaced_values: Final = Memo(_read_replaced_values, 1 << 15).__getitem__
 is_filler: Final = Memo(_read_is_filler, 1 << 15).__getitem__
