@@ -107,7 +107,7 @@ def _tool_result(part: ToolResult) -> ToolResult | None:
         return None
     if parts is part.parts and extras is part.extras:
         return part
-    return replace(part, parts=parts, extras=extras)
+    return ToolResult(part.call_id, parts, is_error=part.is_error, extras=extras, kind=part.kind)
 
 
 def _opaque(part: Opaque) -> Opaque | None:

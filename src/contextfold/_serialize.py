@@ -8,7 +8,9 @@ Rules:
 4. `dump_json` writes the JSON text of that form in one pass, the same bytes as
    `json.dumps(dump_part(p), **JSON_OPTIONS)`: per class, its fields in sorted order with
    their keys written once; strings go through json's own escaper, every other value
-   (extras, payloads, scalars) through one encoder with the same options.
+   (extras, payloads, scalars) through one encoder with the same options: json's C
+   encoder, made once, without its cycle check (a cycle hits the recursion limit, then
+   the checked encoder raises what `json.dumps` raises).
 5. The common shapes (a message, text, tool call and tool result whose fields hold what
    the model says: strings, a bool, a tuple of parts, dict or empty extras) are written
    whole by their own writer, the same text in a few calls; anything else in a field
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from json.encoder import encode_basestring, encode_basestring_ascii
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
@@ -135,7 +137,31 @@ JSON_OPTIONS: Final[dict[str, Any]] = {
 }
 """The canonical encoding: sorted keys, no spaces, non-ASCII (and lone surrogates) as is."""
 
-_encode: Final = json.JSONEncoder(**JSON_OPTIONS).encode
+_encode_checked: Final = json.JSONEncoder(**JSON_OPTIONS).encode
+_make_encoder: Callable[..., Callable[[object, int], Iterable[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_encoder: Final = (
+    None
+    if _make_encoder is None
+    else _make_encoder(None, plain, encode_basestring, None, ":", ",", True, False, True)
+)
+"""json's own C encoder with the canonical options, made once and without the cycle check
+(`json.dumps` makes one per call: most of what a small value costs)."""
+
+
+def _encode(value: object) -> str:
+    """`json.dumps(value, **JSON_OPTIONS)` (rule 4): a cycle, which this encoder follows
+    until it hits the recursion limit, is then reported by the checked encoder as
+    `json.dumps` reports it."""
+    if _encoder is None:
+        return _encode_checked(value)
+    try:
+        return "".join(_encoder(value, 0))
+    except RecursionError:
+        return _encode_checked(value)
+
+
 _KEEP: Final = object()
 """Default of a field that is always written (`kind`, and fields without a default)."""
 _Keyed: TypeAlias = tuple[tuple[str, str, str, object], ...]
