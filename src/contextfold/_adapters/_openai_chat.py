@@ -43,6 +43,7 @@ from .._messages import (
 from ._openai_chat_layout import (
     FORM,
     INNER,
+    KEYS,
     KIND,
     LEGACY,
     RAW,
@@ -105,7 +106,7 @@ def _messages(items: list[object]) -> tuple[Message, ...]:
     for index, raw in enumerate(items):
         if not isinstance(raw, dict):
             raise invalid(f"a message must be an object, got {type(raw).__name__}", index)
-        common = _common(raw)
+        common = _common(raw) or _common_calls(raw)
         if common is not None:
             out.append(common)
             continue
@@ -144,6 +145,48 @@ def _common(raw: dict[str, object]) -> Message | None:
     if len(raw) == 3 and role == "tool" and type(call_id) is str and list(raw) == _TOOL_RESULT:
         return Message("tool", (ToolResult(call_id, (Text(content),)),))
     return None
+
+
+_WITH_CALLS: Final = ["role", "content", "tool_calls"]
+_CALL: Final = ["id", "type", "function"]
+_FUNCTION: Final = ["name", "arguments"]
+
+
+def _common_calls(raw: dict[str, object]) -> Message | None:
+    """An assistant message with function calls in canonical layout (string or null
+    content, nothing else), read at once; None for any other message. What the general
+    path reads from it: a null content stays in extras with the key order."""
+    if len(raw) != 3 or raw.get("role") != "assistant" or list(raw) != _WITH_CALLS:
+        return None
+    content, calls = raw["content"], raw["tool_calls"]
+    if type(calls) is not list or not calls:
+        return None
+    parts: list[Part] = []
+    if type(content) is str:
+        parts.append(Text(content))
+    elif content is not None:
+        return None
+    for call in calls:
+        part = _common_call(call)
+        if part is None:
+            return None
+        parts.append(part)
+    extras = EMPTY if content is not None else {"content": None, KEYS: list(raw)}
+    return Message("assistant", tuple(parts), extras=extras)
+
+
+def _common_call(call: object) -> ToolCall | None:
+    """A function call with `id`, `type` and `function` (`name`, `arguments`) in that
+    order and nothing else; None for any other."""
+    if type(call) is not dict or len(call) != 3 or list(call) != _CALL:
+        return None
+    inner = call["function"]
+    if call["type"] != "function" or type(inner) is not dict or list(inner) != _FUNCTION:
+        return None
+    call_id, name, arguments = call["id"], inner["name"], inner["arguments"]
+    if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+        return None
+    return ToolCall(call_id, name, arguments)
 
 
 def _plain(raw: dict[str, object], index: int, role: Role) -> Message:

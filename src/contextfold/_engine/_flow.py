@@ -127,7 +127,7 @@ def compact_flow(
     stale_card = card is not None and card_retires(card, kept)
     as_is = not prep.notes and not prep.parts.bridges and not stale_card
     if as_is and _fits_whole(prep, settings, counter):  # rule 9: no plan to make
-        protected = _protected(prep, settings, _protection(prep, settings, marks))
+        protected = _protected(prep, settings, _protection(prep, settings, marks), counter)
         return _unchanged(messages, settings, before, FITS, protected)
     prune = _prune_size(settings)
     the_plan, protected = _plan(prep, settings, marks, prune, counter)
@@ -147,12 +147,12 @@ def compact_flow(
     out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan.reason, protected)
-    after = settings.overhead + sum(map(counter.count, out))
+    after = settings.overhead + counter.tally(out, origins)
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
         out2, origins2 = _assemble(applied, len(prep.parts.system), items, settings, archive)
-        after2 = settings.overhead + sum(map(counter.count, out2))
+        after2 = settings.overhead + counter.tally(out2, origins2)
         if after2 <= settings.budget or after > settings.budget:
             vouch(archive, Card(header))
             applied.refs.extend(refs)
@@ -342,7 +342,7 @@ def _plan(
         bridge=bridge,
     )
     the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
-    return the_plan, _protected(prep, settings, protection)
+    return the_plan, _protected(prep, settings, protection, counts)
 
 
 def _protection(prep: _Prepared, settings: Settings, marks: Marks) -> list[Protection]:
@@ -351,16 +351,18 @@ def _protection(prep: _Prepared, settings: Settings, marks: Marks) -> list[Prote
     return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
 
 
-def _protected(prep: _Prepared, settings: Settings, protection: Sequence[Protection]) -> int:
+def _protected(
+    prep: _Prepared, settings: Settings, protection: Sequence[Protection], counts: Counts
+) -> int:
     """The tokens the plan may not remove: the floor (overhead, one bridge when turns must
-    alternate) and the hard-protected units."""
-    counter = settings.counter
-    bridge = _bridge_cost(counter) if SHAPES[settings.format].alternate else 0
+    alternate) and the hard-protected units (`counts` are the input's)."""
+    bridge = _bridge_cost(settings.counter) if SHAPES[settings.format].alternate else 0
+    body, origins = prep.body, prep.origins
     return (
         settings.overhead
         + bridge
         + sum(
-            sum(map(counter.count, prep.body[u.start : u.stop]))
+            counts.tally(body[u.start : u.stop], origins[u.start : u.stop])
             for u, p in zip(prep.units, protection, strict=True)
             if p is Protection.HARD
         )

@@ -79,6 +79,21 @@ class Counts:
                     return True
         return False
 
+    def tally(self, messages: Sequence[Message], origins: Sequence[int | None]) -> int:
+        """The exact total of `messages` (input message `origins[i]`, or a message the
+        engine made when None): an input message's count is read, or counted and kept."""
+        counts, keep, count = self._counts, self._keep, self.count
+        total = 0
+        for message, origin in zip(messages, origins, strict=True):
+            if origin is None or keep[origin] is not message:
+                total += count(message)
+                continue
+            known = counts[origin]
+            if known is None:
+                known = counts[origin] = count(message)
+            total += known
+        return total
+
     def total(self) -> int:
         """The exact total of every message."""
         return sum(self[i] for i in range(len(self._keep)))
