@@ -75,10 +75,23 @@ def signals(payload: object) -> dict[str, str]:
                 if isinstance(tool, Mapping):
                     _tool_signals(tool, found)
     if isinstance(messages, list):
-        for index, item in enumerate(messages):
-            if isinstance(item, Mapping):
-                _item_signals(item, index, found)
+        _items_signals(messages, found)
     return found
+
+
+def _items_signals(items: list[object], found: dict[str, str]) -> None:
+    keyed = False  # every format a message key or role names is found already
+    for index, item in enumerate(items):
+        if (
+            keyed
+            and type(item) is dict
+            and "type" not in item
+            and type(item.get("content")) is not list
+        ):
+            continue  # what `_item_signals` reads in it can add no reason
+        if isinstance(item, Mapping):
+            _item_signals(item, index, found)
+            keyed = _KEY_AND_ROLE_FORMATS.issubset(found)
 
 
 def _item_signals(item: Mapping[object, object], index: int, found: dict[str, str]) -> None:

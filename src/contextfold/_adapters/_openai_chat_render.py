@@ -16,7 +16,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, assert_never
+from typing import Final, TypeGuard, assert_never
 
 from .._messages import (
     Card,
@@ -55,6 +55,10 @@ def from_conversation(conversation: Conversation) -> object:
 
 
 def _message(message: Message, index: int) -> dict[str, object]:
+    if not message.extras and message.name is None and len(message.parts) == 1:
+        common = _common(message.role, message.parts[0])
+        if common is not None:
+            return common
     match message.role:
         case "tool":
             fields = _tool_message(message, index)
@@ -68,6 +72,20 @@ def _message(message: Message, index: int) -> dict[str, object]:
         case _:
             assert_never(message.role)
     return assemble(fields, message.extras)
+
+
+def _common(role: str, part: Part) -> dict[str, object] | None:
+    """The commonest messages (no extras, no name, one part) written at once: one plain
+    text, or a tool message's one result holding one plain text; None for any other.
+    What the general path writes for them."""
+    if role != "tool":
+        return {"role": role, "content": part.text} if _is_plain_text(part) else None
+    if not isinstance(part, ToolResult) or len(part.parts) != 1:
+        return None
+    text = part.parts[0]
+    if not _is_plain_text(text):
+        return None
+    return {"role": "tool", "tool_call_id": part.call_id, "content": text.text}
 
 
 def _tool_message(message: Message, index: int) -> dict[str, object]:
@@ -120,7 +138,7 @@ _TEXTS: Final = (Text, Marker, Summary, Card)
 """The parts written as plain text (a tuple: `isinstance` with it is quicker than a union)."""
 
 
-def _is_plain_text(part: Part) -> bool:
+def _is_plain_text(part: Part) -> TypeGuard[Text | Marker | Summary | Card]:
     return isinstance(part, _TEXTS) and not part.extras
 
 

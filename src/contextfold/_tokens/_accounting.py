@@ -85,8 +85,12 @@ class Accountant:
         """Tokens one message costs, framing included."""
         profile = self.overheads
         parts = message.parts
-        one = len(parts) == 1  # the common case, without a map
-        total = profile.per_message + (self.part(parts[0]) if one else sum(map(self.part, parts)))
+        if len(parts) != 1:
+            total = profile.per_message + sum(map(self.part, parts))
+        elif type(parts[0]) is Text:  # the commonest message, without a call per part
+            total = profile.per_message + self.count_text(parts[0].text)
+        else:
+            total = profile.per_message + self.part(parts[0])
         if profile.count_role:
             total += self.count_text(message.role)
         if message.name is not None:
@@ -123,7 +127,10 @@ class Accountant:
         if type(part) is Text:  # the common classes at once, each as its case in `_part`
             return self.count_text(part.text)
         if type(part) is ToolResult:
-            return self.count_text(part.call_id) + sum(map(self.part, part.parts))
+            inner = part.parts  # mostly one text: counted here, without a call per part
+            if len(inner) == 1 and type(inner[0]) is Text:
+                return self.count_text(part.call_id) + self.count_text(inner[0].text)
+            return self.count_text(part.call_id) + sum(map(self.part, inner))
         if type(part) is ToolCall:
             text = self.count_text
             framing = self.overheads.per_tool_call
