@@ -6,11 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold._adapters import _openai_chat as chat
+from contextfold._messages import Message
 
 texts = st.text(max_size=20)
 
 
-def _general(raw: dict[str, object]) -> object:
+def _general(raw: dict[str, object]) -> Message:
     role = raw["role"]
     if role == "tool":
         return chat._tool_message(raw, 0, "tool", None)
@@ -19,25 +20,87 @@ def _general(raw: dict[str, object]) -> object:
     return chat._plain(raw, 0, chat._ROLES[str(role)])
 
 
-@given(st.sampled_from(["system", "developer", "user", "assistant", "tool"]), texts, texts)
-def test_common_layouts_read_as_the_general_path(role: str, content: str, call: str) -> None:
+def _same(made: Message | None, raw: dict[str, object]) -> None:
+    general = _general(raw)
+    assert made == general
+    assert made is not None
+    assert list(made.extras.items()) == list(general.extras.items())  # key order too
+    for part, other in zip(made.parts, general.parts, strict=True):
+        assert list(part.extras.items()) == list(other.extras.items())
+
+
+@given(
+    st.sampled_from(["system", "developer", "user", "assistant", "tool"]),
+    texts,
+    texts,
+    st.booleans(),
+    st.booleans(),
+)
+def test_common_layouts_read_as_the_general_path(
+    role: str, content: str, call: str, named: bool, backwards: bool
+) -> None:
     raw: dict[str, object] = {"role": role, "content": content}
     if role == "tool":
         raw = {"role": role, "tool_call_id": call, "content": content}
-    made = chat._common(raw)
-    assert made is not None
-    assert made == _general(raw)
+        if named:
+            raw = {"role": role, "tool_call_id": call, "name": "n", "content": content}
+    if backwards:  # any key order: the general path keeps it in extras
+        raw = dict(reversed(raw.items()))
+    _same(chat._common(raw), raw)
 
 
 @given(st.sampled_from(["user", "tool", "function"]), texts)
 def test_other_layouts_take_the_general_path(role: str, content: str) -> None:
     layouts: list[dict[str, object]] = [
-        {"content": content, "role": role},
         {"role": role, "content": [{"type": "text", "text": content}]},
-        {"role": role, "content": content, "name": "n"},
         {"role": role, "content": None},
+        {"role": role, "content": content, "extra": 1},
     ]
+    if role != "tool":
+        layouts.append({"role": role, "content": content, "name": "n"})
+    else:
+        layouts.append({"role": role, "tool_call_id": "c", "name": None, "content": content})
     for raw in layouts:
         assert chat._common(raw) is None
     if role == "function":
         assert chat._common({"role": role, "content": content}) is None
+
+
+def _call(call_id: str, *, index: bool = False, backwards: bool = False) -> dict[str, object]:
+    inner: dict[str, object] = {"name": "f", "arguments": "{}"}
+    call: dict[str, object] = {"id": call_id, "type": "function", "function": inner}
+    if index:
+        call = {"index": 0, **call}
+    if backwards:
+        call = dict(reversed(call.items()))
+        call["function"] = dict(reversed(inner.items()))
+    return call
+
+
+@given(
+    st.one_of(st.none(), texts),
+    st.lists(st.tuples(texts, st.booleans(), st.booleans()), min_size=1, max_size=3),
+    st.booleans(),
+)
+def test_calls_read_as_the_general_path(
+    content: str | None, calls: list[tuple[str, bool, bool]], backwards: bool
+) -> None:
+    made = [_call(c, index=i, backwards=b) for c, i, b in calls]
+    raw: dict[str, object] = {"role": "assistant", "content": content, "tool_calls": made}
+    if backwards:
+        raw = dict(reversed(raw.items()))
+    _same(chat._common_calls(raw), raw)
+
+
+def test_other_calls_take_the_general_path() -> None:
+    custom = {"id": "c", "type": "custom", "custom": {"name": "f", "input": "x"}}
+    layouts: list[dict[str, object]] = [
+        {"role": "assistant", "content": None, "tool_calls": []},
+        {"role": "assistant", "content": None, "tool_calls": [custom]},
+        {"role": "assistant", "content": [], "tool_calls": [_call("c")]},
+        {"role": "assistant", "tool_calls": [_call("c")], "name": "n"},
+        {"role": "assistant", "content": "x", "tool_calls": [{"id": 1, "type": "function"}]},
+        {"role": "user", "content": None, "tool_calls": [_call("c")]},
+    ]
+    for raw in layouts:
+        assert chat._common_calls(raw) is None

@@ -43,7 +43,6 @@ from .._messages import (
 from ._openai_chat_layout import (
     FORM,
     INNER,
-    KEYS,
     KIND,
     LEGACY,
     RAW,
@@ -129,38 +128,45 @@ _PLAIN_ROLES: Final[Mapping[str, Role]] = {
 }
 _ROLE_CONTENT: Final = ["role", "content"]
 _TOOL_RESULT: Final = ["role", "tool_call_id", "content"]
+_NAMED_RESULT: Final = ["role", "tool_call_id", "name", "content"]
 
 
 def _common(raw: dict[str, object]) -> Message | None:
     """The commonest layouts, read at once: string content with the role (and a tool
-    message's call id) in canonical key order, nothing else; None for any other message.
-    What the general path reads from these, without its bookkeeping: no extras at all."""
+    message's call id and name), nothing else, in any key order; None for any other
+    message. What the general path reads from these, without its bookkeeping."""
     content = raw.get("content")
     if type(content) is not str:
         return None
-    role = raw.get("role")
-    if len(raw) == 2 and type(role) is str and role in _PLAIN_ROLES and list(raw) == _ROLE_CONTENT:
-        return Message(_PLAIN_ROLES[role], (Text(content),))
-    call_id = raw.get("tool_call_id")
-    if len(raw) == 3 and role == "tool" and type(call_id) is str and list(raw) == _TOOL_RESULT:
-        return Message("tool", (ToolResult(call_id, (Text(content),)),))
-    return None
+    role, size = raw.get("role"), len(raw)
+    if size == 2 and type(role) is str and role in _PLAIN_ROLES:
+        extras = freeze(leftovers(raw, _ROLE_CONTENT))  # the key order, if not canonical
+        return Message(_PLAIN_ROLES[role], (Text(content),), extras=extras)
+    call_id, name = raw.get("tool_call_id"), raw.get("name")
+    if role != "tool" or type(call_id) is not str or size != (3 if name is None else 4):
+        return None
+    result = (ToolResult(call_id, (Text(content),)),)
+    if name is None:
+        return Message("tool", result, extras=freeze(leftovers(raw, _TOOL_RESULT)))
+    if type(name) is not str:
+        return None
+    return Message("tool", result, name=name, extras=freeze(leftovers(raw, _NAMED_RESULT)))
 
 
 _WITH_CALLS: Final = ["role", "content", "tool_calls"]
+_CALLS_ONLY: Final = ["role", "tool_calls"]
 _CALL: Final = ["id", "type", "function"]
 _FUNCTION: Final = ["name", "arguments"]
 
 
 def _common_calls(raw: dict[str, object]) -> Message | None:
-    """An assistant message with function calls in canonical layout (string or null
-    content, nothing else), read at once; None for any other message. What the general
-    path reads from it: a null content stays in extras with the key order."""
-    if len(raw) != 3 or raw.get("role") != "assistant" or list(raw) != _WITH_CALLS:
+    """An assistant message with function calls and string or null content, nothing
+    else, in any key order, read at once; None for any other message. What the general
+    path reads from it (a null content stays in extras)."""
+    calls = raw.get("tool_calls")
+    if len(raw) != 3 or raw.get("role") != "assistant" or type(calls) is not list or not calls:
         return None
-    content, calls = raw["content"], raw["tool_calls"]
-    if type(calls) is not list or not calls:
-        return None
+    content = raw.get("content", EMPTY)
     parts: list[Part] = []
     if type(content) is str:
         parts.append(Text(content))
@@ -171,22 +177,26 @@ def _common_calls(raw: dict[str, object]) -> Message | None:
         if part is None:
             return None
         parts.append(part)
-    extras = EMPTY if content is not None else {"content": None, KEYS: list(raw)}
-    return Message("assistant", tuple(parts), extras=extras)
+    mapped = _CALLS_ONLY if content is None else _WITH_CALLS
+    return Message("assistant", tuple(parts), extras=freeze(leftovers(raw, mapped)))
 
 
 def _common_call(call: object) -> ToolCall | None:
-    """A function call with `id`, `type` and `function` (`name`, `arguments`) in that
-    order and nothing else; None for any other."""
-    if type(call) is not dict or len(call) != 3 or list(call) != _CALL:
+    """A function call with string id, name and arguments; None for any other. What
+    `_tool_call` reads from it, without naming fields for errors it cannot have."""
+    if type(call) is not dict or call.get("type") != "function":
         return None
-    inner = call["function"]
-    if call["type"] != "function" or type(inner) is not dict or list(inner) != _FUNCTION:
+    inner = call.get("function")
+    if type(inner) is not dict:
         return None
-    call_id, name, arguments = call["id"], inner["name"], inner["arguments"]
+    call_id, name, arguments = call.get("id"), inner.get("name"), inner.get("arguments")
     if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
         return None
-    return ToolCall(call_id, name, arguments)
+    extras = leftovers(call, _CALL)
+    inner_extras = leftovers(inner, _FUNCTION)
+    if inner_extras:
+        extras[INNER] = inner_extras
+    return ToolCall(call_id, name, arguments, extras=freeze(extras))
 
 
 def _plain(raw: dict[str, object], index: int, role: Role) -> Message:
