@@ -54,3 +54,30 @@ def test_a_system_prompt_over_the_limit_is_all_that_gets_counted() -> None:
     counts = Counts(recording, _messages([10, 10, 10], system=200))
     assert counts.over(40)
     assert recording.seen == ["s" * 200]
+
+
+@given(
+    st.lists(st.integers(0, 40), max_size=8),
+    st.sets(st.integers(0, 8), max_size=9),
+    st.integers(0, 9),
+)
+def test_later_is_the_total_and_keeps_only_what_is_not_counted(
+    sizes: list[int], asked: set[int], extra: int
+) -> None:
+    messages = _messages(sizes, 0)
+    total = sum(map(COUNTER.count, messages))
+    recording = _Recording()
+    counts = Counts(recording, messages)
+    for i in asked:
+        if i < len(messages):
+            counts[i]  # counted and kept
+    later = counts.later(extra)
+    uncounted = [m for i, m in enumerate(messages) if i not in asked]
+    if not uncounted:
+        assert later == extra + total
+        return
+    assert callable(later)
+    assert list(later.rest) == uncounted  # type: ignore[attr-defined]
+    before = len(recording.seen)
+    assert later() == extra + total
+    assert len(recording.seen) - before == len(uncounted)  # only the rest is counted

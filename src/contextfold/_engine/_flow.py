@@ -419,7 +419,7 @@ def _report(settings: Settings, before: _Before, after: int, verdict: str, done:
     applied = done.applied
     last = applied.summaries[-1].summarizer if applied.summaries else None
     return Report(
-        _tokens_before=before.total,
+        _tokens_before=before.counts.later(before.overhead),
         tokens_after=after,
         budget=settings.budget,
         target=settings.target,

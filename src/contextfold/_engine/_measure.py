@@ -12,6 +12,9 @@ Rules:
    cache per text, so an input message asked about again costs lookups). `floor` bounds
    a message from below without counting when the inner counter can (`BoundedCounter`),
    else it is 0.
+4. `later()` is the total as a report keeps it: a number when every message is counted,
+   else a callable holding only the messages not counted yet (a report outlives the
+   call; the rest of the input need not).
 """
 
 from __future__ import annotations
@@ -97,6 +100,29 @@ class Counts:
     def total(self) -> int:
         """The exact total of every message."""
         return sum(self[i] for i in range(len(self._keep)))
+
+    def later(self, extra: int = 0) -> int | Callable[[], int]:
+        """`extra` + the exact total: now when every message is counted, else a callable
+        that counts the rest when first called (rule 4), holding only those messages and
+        the inner counter, not the whole input."""
+        counts = self._counts
+        known = extra + sum(c for c in counts if c is not None)
+        rest = tuple(m for m, c in zip(self._keep, counts, strict=True) if c is None)
+        return _Rest(known, rest, self._inner.count) if rest else known
+
+
+class _Rest:
+    """A total still to count: what is known and the messages not counted yet."""
+
+    __slots__ = ("count", "known", "rest")
+
+    def __init__(
+        self, known: int, rest: tuple[Message, ...], count: Callable[[Message], int]
+    ) -> None:
+        self.known, self.rest, self.count = known, rest, count
+
+    def __call__(self) -> int:
+        return self.known + sum(map(self.count, self.rest))
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:
