@@ -127,6 +127,7 @@ class UnitCosts:
                 marked and any(droppable[unit.start : unit.stop]),
                 RULES[unit.kind].fold,
                 unit.kind is UnitKind.USER
+                and protection[k] is not Protection.HARD  # never leaves: never asked
                 and any(map(states_anything, messages[unit.start : unit.stop])),
             )
             found = made.get(key)
