@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
-from ._plan import Action, Costs, KnownCosts, Plan, PlanBudget, Protection, UnitCost
+from ._plan import Action, Costs, KnownCosts, Measured, Plan, PlanBudget, Protection, UnitCost
 
 _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.KEEP,
@@ -64,7 +64,7 @@ class _Work:
         self.flags = [costs.flags(i) for i in range(n)]
         self.budget = budget
         self.actions = [_KEEP] * n
-        self._measured: list[UnitCost | None] = [None] * n
+        self._measured: list[Measured | None] = [None] * n
         self._open = [True] * n
         """Kept whole and not yet measured: its tokens are not in `known`."""
         self._n_open = n
@@ -82,7 +82,7 @@ class _Work:
             budget.available if budget.limit is None else max(budget.limit, budget.available)
         )
 
-    def measure(self, i: int) -> UnitCost:
+    def measure(self, i: int) -> Measured:
         measured = self._measured[i]
         if measured is None:
             measured = self._measured[i] = self.costs.measure(i)
@@ -515,7 +515,7 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     return tuple(out)
 
 
-def _extra(cost: UnitCost, trimmed: int, room: int) -> int:
+def _extra(cost: Measured, trimmed: int, room: int) -> int:
     """Tokens a trimmed unit may take beyond its smallest trim (rule 6): all it has for the
     tail; for the newest output outside it, the room under the target, at least its prune."""
     whole = max(0, cost.tokens - trimmed)
