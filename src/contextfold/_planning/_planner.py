@@ -31,7 +31,9 @@ Rules:
    units newest first until those alone are over the goal; prune and mask passes that the
    fold would undo (a summarize step follows and even every unit at its cheapest would
    not fit) are skipped, which the newest-first scan that finds the fold's cut shows; a
-   removed unit is measured in the relax pass only when its floor could fit. Every choice
+   removed unit is measured in the relax pass only when its floor could fit, and a repeated
+   relax pass stops, while it has changed nothing, at the previous pass's oldest change
+   (the older units were tried in the state that pass left: they fail again). Every choice
    is the one made with every cost known (checked against tests/planning/reference_planner).
 """
 
@@ -415,19 +417,25 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
     ladders = _lighter(steps, _TRIM), _lighter(steps, _TRIM, _PRUNE)
-    changed = True
-    while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
-        changed = False
+    settled = -1  # units older than the previous pass's oldest change saw its final state
+    while True:  # a lighter unit can free the preamble, so repeat to a fixed point
+        oldest: int | None = None  # this pass's oldest change
         newer_gone = False  # a newer stating user turn has left (UnitCost.states)
         for i in range(len(work.actions) - 1, -1, -1):
+            if i < settled and oldest is None:
+                return  # nothing changed since they were tried: they fail again
             flags, action = work.flags[i], work.actions[i]
             held = action is _KEEP or (action is _FOLD and not folds) or flags.droppable
             if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
                 ladder = ladders[flags.protection is not Protection.TAIL]
-                changed = _relax_one(work, i, ladder) or changed
+                if _relax_one(work, i, ladder):
+                    oldest = i
                 if allowed is None and work.actions[i] is _TRIM:
                     return  # the newest output takes the room left, not older units (rule 6)
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
+        if oldest is None:
+            return
+        settled = oldest
 
 
 def _relax_one(work: _Work, i: int, ladder: Sequence[Action]) -> bool:
