@@ -25,6 +25,8 @@ from .._messages import slot_init
 class Action(Enum):
     """What happens to one unit."""
 
+    __hash__ = object.__hash__  # members are singletons: hashed in C, not by name
+
     KEEP = "keep"
     PRUNE = "prune"
     MASK = "mask"
@@ -37,6 +39,8 @@ class Action(Enum):
 
 class Protection(Enum):
     """How strongly a unit is protected from compaction."""
+
+    __hash__ = object.__hash__  # members are singletons: hashed in C, not by name
 
     NONE = "none"
     TAIL = "tail"
