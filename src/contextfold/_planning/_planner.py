@@ -63,7 +63,7 @@ class _Work:
     def __init__(self, costs: Costs, budget: PlanBudget) -> None:
         n = len(costs)
         self.costs = costs
-        self.flags = [costs.flags(i) for i in range(n)]
+        self.flags = list(map(costs.flags, range(n)))
         self.budget = budget
         self.actions = [_KEEP] * n
         self._measured: list[Measured | None] = [None] * n
@@ -355,9 +355,12 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
         over = _over(work, units[1:], _passes(steps), room)
         needed = 1 if over is None else over + 2
     k = min(n, max(needed, eviction.count(n)))
-    for j, i in enumerate(units):
-        work.set(i, _FOLD if j < k else _KEEP)
+    for i in units[:k]:
+        work.set(i, _FOLD)
     remaining = units[k:]
+    for i in remaining:
+        if work.actions[i] is not _KEEP:  # undo what a pass before the fold did
+            work.set(i, _KEEP)
     if steps.get("prune"):
         _greedy(work, remaining, _PRUNE)
     if steps.get("mask"):
