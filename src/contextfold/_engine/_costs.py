@@ -64,14 +64,17 @@ def protections(
     protect_latest_user: bool,
 ) -> list[Protection]:
     """Protection of each unit (rule 3)."""
-    out = [Protection.NONE] * len(units)
-    latest_user = max((k for k, u in enumerate(units) if u.kind is UnitKind.USER), default=None)
-    pins = any(pinned)
-    for k, unit in enumerate(units):
-        if unit.kind is UnitKind.SYSTEM or (pins and any(pinned[unit.start : unit.stop])):
-            out[k] = Protection.HARD
-    if protect_latest_user and latest_user is not None:
-        out[latest_user] = Protection.HARD
+    hard, none, system = Protection.HARD, Protection.NONE, UnitKind.SYSTEM
+    out = [hard if unit.kind is system else none for unit in units]
+    if any(pinned):
+        for k, unit in enumerate(units):
+            if any(pinned[unit.start : unit.stop]):
+                out[k] = hard
+    if protect_latest_user:
+        for k in range(len(units) - 1, -1, -1):
+            if units[k].kind is UnitKind.USER:
+                out[k] = hard
+                break
     for k in range(max(0, len(units) - keep_last), len(units)):
         if out[k] is Protection.NONE:
             out[k] = Protection.TAIL
