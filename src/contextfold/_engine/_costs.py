@@ -194,8 +194,8 @@ class UnitCosts:
 
 
 class _Measured:
-    """One unit's costs (a planner `Measured`): its tokens at once, each other form built
-    and counted only when the planner first reads it (rule 4)."""
+    """One unit's costs (a planner `Measured`): its tokens at once, a form that does not
+    apply None at once, each other form built and counted when first read (rule 4)."""
 
     def __init__(
         self,
@@ -213,30 +213,27 @@ class _Measured:
         self._owner = owner
         self._span = span
         self._counts = counts
-        self._prunes = prunes
-        self._masks = masks
-        self._trims = trims
+        if not prunes:  # set on the instance: the cached property is never asked
+            self.pruned = None
+        if not masks:
+            self.masked = None
+        if not trims:
+            self.trimmed = None
 
     @cached_property
     def pruned(self) -> int | None:
         """Tokens after pruning; None when pruning does not apply."""
-        if not self._prunes:
-            return None
         return _cost(self._span, self._counts, self._owner._counts, prune=self._owner._prune)
 
     @cached_property
     def masked(self) -> int | None:
         """Tokens after masking; None when masking does not apply."""
-        if not self._masks:
-            return None
         owner = self._owner
         return _cost(self._span, self._counts, owner._counts, prose_over=owner._prose_over)
 
     @cached_property
     def trimmed(self) -> int | None:
         """Tokens at the smallest trim; None when trimming does not apply."""
-        if not self._trims:
-            return None
         return _trimmed(self._span, self._owner._prune.head_share, self._owner._counts)
 
 
