@@ -9,7 +9,8 @@ Rules:
    to an allowance, measured here at their smallest), masked or folded as a last resort.
    The newest unit that may hold tool output offers a trim too, wherever it is: the
    newest output is cut only as much as the room requires, not to the prune size.
-4. A unit is measured only when the planner asks (its messages are counted then, once);
+4. A unit is measured only when the planner asks (its messages are counted then, once),
+   and each of its forms (pruned, masked, trimmed) only when the planner first reads it;
    its floor counts only what every form keeps, with the counter's cheap lower bound.
    The planner only asks whether a floor is over some room, so it starts from every
    message's framing (the floor of the message without its parts, read once per role and
@@ -21,9 +22,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from functools import cached_property
 
 from .._messages import Image, Message, Part, Text, ToolResult
-from .._planning._plan import Protection, UnitCost, UnitFlags
+from .._planning._plan import Protection, UnitFlags
 from .._planning._rules import RULES
 from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
@@ -62,14 +64,17 @@ def protections(
     protect_latest_user: bool,
 ) -> list[Protection]:
     """Protection of each unit (rule 3)."""
-    out = [Protection.NONE] * len(units)
-    latest_user = max((k for k, u in enumerate(units) if u.kind is UnitKind.USER), default=None)
-    pins = any(pinned)
-    for k, unit in enumerate(units):
-        if unit.kind is UnitKind.SYSTEM or (pins and any(pinned[unit.start : unit.stop])):
-            out[k] = Protection.HARD
-    if protect_latest_user and latest_user is not None:
-        out[latest_user] = Protection.HARD
+    hard, none, system = Protection.HARD, Protection.NONE, UnitKind.SYSTEM
+    out = [hard if unit.kind is system else none for unit in units]
+    if any(pinned):
+        for k, unit in enumerate(units):
+            if any(pinned[unit.start : unit.stop]):
+                out[k] = hard
+    if protect_latest_user:
+        for k in range(len(units) - 1, -1, -1):
+            if units[k].kind is UnitKind.USER:
+                out[k] = hard
+                break
     for k in range(max(0, len(units) - keep_last), len(units)):
         if out[k] is Protection.NONE:
             out[k] = Protection.TAIL
@@ -127,6 +132,7 @@ class UnitCosts:
                 marked and any(droppable[unit.start : unit.stop]),
                 RULES[unit.kind].fold,
                 unit.kind is UnitKind.USER
+                and protection[k] is not Protection.HARD  # never leaves: never asked
                 and any(map(states_anything, messages[unit.start : unit.stop])),
             )
             found = made.get(key)
@@ -141,30 +147,21 @@ class UnitCosts:
         """Protection, marks and what the unit states (no counting)."""
         return self._flags[unit]
 
-    def measure(self, unit: int) -> UnitCost:
-        """The unit's tokens whole, pruned, masked and at its smallest trim (rules 1-2)."""
-        u, flags = self._units[unit], self._flags[unit]
+    def measure(self, unit: int) -> _Measured:
+        """The unit's tokens whole; pruned, masked and at its smallest trim when read
+        (rules 1-2, 4)."""
+        u, protection = self._units[unit], self._flags[unit].protection
         rule = RULES[u.kind]
-        span = self._messages[u.start : u.stop]
-        counter = self._counts
-        counts = [counter[i] for i in range(u.start, u.stop)]
-        pruned = masked = trimmed = None
-        changeable = flags.protection is not Protection.HARD
-        if changeable and rule.prune and self._pruning:
-            pruned = _cost(span, counts, counter, prune=self._prune)
-            if flags.protection is Protection.TAIL or unit == self._newest_output:
-                trimmed = _trimmed(span, self._prune.head_share, counter)
-        if changeable and rule.mask and self._mask:
-            masked = _cost(span, counts, counter, prose_over=self._prose_over)
-        return UnitCost(
-            sum(counts),
-            pruned=pruned,
-            masked=masked,
-            trimmed=trimmed,
-            protection=flags.protection,
-            droppable=flags.droppable,
-            foldable=flags.foldable,
-            states=flags.states,
+        changeable = protection is not Protection.HARD
+        prunes = changeable and rule.prune and self._pruning
+        return _Measured(
+            self,
+            self._messages[u.start : u.stop],
+            [self._counts[i] for i in range(u.start, u.stop)],
+            protection,
+            prunes=prunes,
+            masks=changeable and rule.mask and self._mask,
+            trims=prunes and (protection is Protection.TAIL or unit == self._newest_output),
         )
 
     def floor(self, unit: int, above: int) -> int:
@@ -194,6 +191,50 @@ class UnitCosts:
             bare = Message(message.role, (), name=message.name)
             found = self._framings[key] = self._counts.floor(bare)
         return found
+
+
+class _Measured:
+    """One unit's costs (a planner `Measured`): its tokens at once, a form that does not
+    apply None at once, each other form built and counted when first read (rule 4)."""
+
+    def __init__(
+        self,
+        owner: UnitCosts,
+        span: Sequence[Message],
+        counts: list[int],
+        protection: Protection,
+        *,
+        prunes: bool,
+        masks: bool,
+        trims: bool,
+    ) -> None:
+        self.tokens = sum(counts)
+        self.protection = protection
+        self._owner = owner
+        self._span = span
+        self._counts = counts
+        if not prunes:  # set on the instance: the cached property is never asked
+            self.pruned = None
+        if not masks:
+            self.masked = None
+        if not trims:
+            self.trimmed = None
+
+    @cached_property
+    def pruned(self) -> int | None:
+        """Tokens after pruning; None when pruning does not apply."""
+        return _cost(self._span, self._counts, self._owner._counts, prune=self._owner._prune)
+
+    @cached_property
+    def masked(self) -> int | None:
+        """Tokens after masking; None when masking does not apply."""
+        owner = self._owner
+        return _cost(self._span, self._counts, owner._counts, prose_over=owner._prose_over)
+
+    @cached_property
+    def trimmed(self) -> int | None:
+        """Tokens at the smallest trim; None when trimming does not apply."""
+        return _trimmed(self._span, self._owner._prune.head_share, self._owner._counts)
 
 
 def _newest_output(units: Sequence[Unit], messages: Sequence[Message]) -> int | None:

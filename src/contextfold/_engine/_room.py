@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
@@ -67,8 +68,11 @@ def room_left(kept: int, plan: Plan, *, goal: int, overhead: int, bridge: int) -
 
 
 def _runs(actions: Sequence[Action]) -> int:
-    gone = [a in (Action.FOLD, Action.DROP) for a in actions]
-    return sum(1 for i, g in enumerate(gone) if g and (i == 0 or not gone[i - 1]))
+    """Maximal runs of removed (folded or dropped) units."""
+    return sum(gone for gone, _ in groupby(actions, _GONE.__contains__))
+
+
+_GONE = frozenset((Action.FOLD, Action.DROP))
 
 
 def fill(

@@ -5,9 +5,11 @@ Rules:
    concatenated in order they reproduce the units exactly (invariant I8).
 2. Costs are token counts the engine measures (or bounds from above); the planner itself
    never counts, reads or writes anything. A unit's flags are known up front, its token
-   costs may be measured when the planner first asks (`Costs.measure`), and `Costs.floor`
-   bounds them from below without measuring: the planner asks only for what decides (and
-   of a floor only whether it is over some room, so a floor may stop adding up there).
+   costs may be measured when the planner first asks (`Costs.measure`; each form of a
+   unit, pruned, masked or trimmed, may be counted only when first read), and
+   `Costs.floor` bounds them from below without measuring: the planner asks only for what
+   decides (and of a floor only whether it is over some room, so a floor may stop adding
+   up there).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .._messages import slot_init
 class Action(Enum):
     """What happens to one unit."""
 
+    __hash__ = object.__hash__  # members are singletons: hashed in C, not by name
+
     KEEP = "keep"
     PRUNE = "prune"
     MASK = "mask"
@@ -35,6 +39,8 @@ class Action(Enum):
 
 class Protection(Enum):
     """How strongly a unit is protected from compaction."""
+
+    __hash__ = object.__hash__  # members are singletons: hashed in C, not by name
 
     NONE = "none"
     TAIL = "tail"
@@ -78,6 +84,26 @@ class UnitFlags:
     states: bool = False
 
 
+class Measured(Protocol):
+    """A unit's costs as the planner reads them: a UnitCost, or an object that counts
+    each form only when it is first read (what it reads is all it pays for)."""
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def pruned(self) -> int | None: ...
+
+    @property
+    def masked(self) -> int | None: ...
+
+    @property
+    def trimmed(self) -> int | None: ...
+
+    @property
+    def protection(self) -> Protection: ...
+
+
 class Costs(Protocol):
     """The units' costs as the planner reads them: flags at once, tokens on demand."""
 
@@ -89,7 +115,7 @@ class Costs(Protocol):
         """The unit's protection and marks (cheap)."""
         ...
 
-    def measure(self, unit: int) -> UnitCost:
+    def measure(self, unit: int) -> Measured:
         """The unit's exact costs (may count; asked at most once per unit and plan)."""
         ...
 

@@ -31,7 +31,9 @@ Rules:
    units newest first until those alone are over the goal; prune and mask passes that the
    fold would undo (a summarize step follows and even every unit at its cheapest would
    not fit) are skipped, which the newest-first scan that finds the fold's cut shows; a
-   removed unit is measured in the relax pass only when its floor could fit. Every choice
+   removed unit is measured in the relax pass only when its floor could fit, and a repeated
+   relax pass stops, while it has changed nothing, at the previous pass's oldest change
+   (the older units were tried in the state that pass left: they fail again). Every choice
    is the one made with every cost known (checked against tests/planning/reference_planner).
 """
 
@@ -41,7 +43,7 @@ from collections.abc import Iterable, Sequence
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
-from ._plan import Action, Costs, KnownCosts, Plan, PlanBudget, Protection, UnitCost
+from ._plan import Action, Costs, KnownCosts, Measured, Plan, PlanBudget, Protection, UnitCost
 
 _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.KEEP,
@@ -61,10 +63,10 @@ class _Work:
     def __init__(self, costs: Costs, budget: PlanBudget) -> None:
         n = len(costs)
         self.costs = costs
-        self.flags = [costs.flags(i) for i in range(n)]
+        self.flags = list(map(costs.flags, range(n)))
         self.budget = budget
         self.actions = [_KEEP] * n
-        self._measured: list[UnitCost | None] = [None] * n
+        self._measured: list[Measured | None] = [None] * n
         self._open = [True] * n
         """Kept whole and not yet measured: its tokens are not in `known`."""
         self._n_open = n
@@ -82,7 +84,7 @@ class _Work:
             budget.available if budget.limit is None else max(budget.limit, budget.available)
         )
 
-    def measure(self, i: int) -> UnitCost:
+    def measure(self, i: int) -> Measured:
         measured = self._measured[i]
         if measured is None:
             measured = self._measured[i] = self.costs.measure(i)
@@ -353,9 +355,12 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
         over = _over(work, units[1:], _passes(steps), room)
         needed = 1 if over is None else over + 2
     k = min(n, max(needed, eviction.count(n)))
-    for j, i in enumerate(units):
-        work.set(i, _FOLD if j < k else _KEEP)
+    for i in units[:k]:
+        work.set(i, _FOLD)
     remaining = units[k:]
+    for i in remaining:
+        if work.actions[i] is not _KEEP:  # undo what a pass before the fold did
+            work.set(i, _KEEP)
     if steps.get("prune"):
         _greedy(work, remaining, _PRUNE)
     if steps.get("mask"):
@@ -415,19 +420,25 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
     ladders = _lighter(steps, _TRIM), _lighter(steps, _TRIM, _PRUNE)
-    changed = True
-    while changed:  # a lighter unit can free the preamble, so repeat to a fixed point
-        changed = False
+    settled = -1  # units older than the previous pass's oldest change saw its final state
+    while True:  # a lighter unit can free the preamble, so repeat to a fixed point
+        oldest: int | None = None  # this pass's oldest change
         newer_gone = False  # a newer stating user turn has left (UnitCost.states)
         for i in range(len(work.actions) - 1, -1, -1):
+            if i < settled and oldest is None:
+                return  # nothing changed since they were tried: they fail again
             flags, action = work.flags[i], work.actions[i]
             held = action is _KEEP or (action is _FOLD and not folds) or flags.droppable
             if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
                 ladder = ladders[flags.protection is not Protection.TAIL]
-                changed = _relax_one(work, i, ladder) or changed
+                if _relax_one(work, i, ladder):
+                    oldest = i
                 if allowed is None and work.actions[i] is _TRIM:
                     return  # the newest output takes the room left, not older units (rule 6)
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
+        if oldest is None:
+            return
+        settled = oldest
 
 
 def _relax_one(work: _Work, i: int, ladder: Sequence[Action]) -> bool:
@@ -515,7 +526,7 @@ def _allowances(work: _Work) -> tuple[int | None, ...]:
     return tuple(out)
 
 
-def _extra(cost: UnitCost, trimmed: int, room: int) -> int:
+def _extra(cost: Measured, trimmed: int, room: int) -> int:
     """Tokens a trimmed unit may take beyond its smallest trim (rule 6): all it has for the
     tail; for the newest output outside it, the room under the target, at least its prune."""
     whole = max(0, cost.tokens - trimmed)

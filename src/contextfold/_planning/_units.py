@@ -39,6 +39,8 @@ from .._messages import (
 class UnitKind(Enum):
     """What a unit is; the rules table in `_rules.py` says what compaction may do to it."""
 
+    __hash__ = object.__hash__  # members are singletons: hashed in C, not by name
+
     SYSTEM = "system"
     PREAMBLE = "preamble"
     BRIDGE = "bridge"
