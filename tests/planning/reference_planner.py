@@ -145,8 +145,7 @@ def plan(
         _last_resort(work, steps)
         _relax(work, steps, _tail(work))
         work.goal = budget.available
-    if _TRIM not in work.actions:  # a trimmed newest output gets the room, not older units
-        _relax(work, steps)
+    _relax(work, steps)  # newest first; it stops at a trimmed unit (rule 5)
     return _result(work, tail_start, _reason(work))
 
 
@@ -289,7 +288,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
             if not held and (allowed is None or i in allowed) and not (cost.states and newer_gone):
                 changed = _relax_one(work, i, steps) or changed
                 if allowed is None and work.actions[i] is _TRIM:
-                    return  # the newest output takes the room left, not older units
+                    break  # the newest output takes the room left, not older units
             newer_gone = newer_gone or (cost.states and work.actions[i] in _GONE)
 
 

@@ -47,7 +47,7 @@ from ._measure import Counts
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
 from ._room import fill, kept_tokens, room_left
-from ._shape import BRIDGE_REF, SHAPES, add_bridges
+from ._shape import BRIDGE_REF, SHAPES, add_bridges, bridges_needed
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
@@ -354,19 +354,18 @@ def _protection(prep: _Prepared, settings: Settings, marks: Marks) -> list[Prote
 def _protected(
     prep: _Prepared, settings: Settings, protection: Sequence[Protection], counts: Counts
 ) -> int:
-    """The tokens the plan may not remove: the floor (overhead, one bridge when turns must
-    alternate) and the hard-protected units (`counts` are the input's)."""
-    bridge = _bridge_cost(settings.counter) if SHAPES[settings.format].alternate else 0
+    """The tokens the plan may not remove (`counts` are the input's): the overhead, the
+    hard-protected units and, where turns must alternate, the bridges those units need
+    between them with everything else gone (at least one)."""
     body, origins = prep.body, prep.origins
-    return (
-        settings.overhead
-        + bridge
-        + sum(
-            counts.tally(body[u.start : u.stop], origins[u.start : u.stop])
-            for u, p in zip(prep.units, protection, strict=True)
-            if p is Protection.HARD
-        )
+    hard = [u for u, p in zip(prep.units, protection, strict=True) if p is Protection.HARD]
+    tokens = settings.overhead + sum(
+        counts.tally(body[u.start : u.stop], origins[u.start : u.stop]) for u in hard
     )
+    if not SHAPES[settings.format].alternate:
+        return tokens
+    kept = [m for u in hard for m in body[u.start : u.stop]]
+    return tokens + max(1, bridges_needed(kept)) * _bridge_cost(settings.counter)
 
 
 def _fits_whole(prep: _Prepared, settings: Settings, counts: Counts) -> bool:

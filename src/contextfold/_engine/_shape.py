@@ -69,6 +69,24 @@ def alternation_gaps(messages: Sequence[Message]) -> list[int]:
     return gaps
 
 
+def needs_bridge(previous: str | None, role: str) -> bool:
+    """Whether a turn of `role` after one of `previous` (None: the first turn) needs a
+    bridge before it where user and assistant turns alternate, starting with a user turn."""
+    return role == previous or (previous is None and role == "assistant")
+
+
+def bridges_needed(messages: Sequence[Message]) -> int:
+    """How many bridges `add_bridges` would insert into `messages`."""
+    previous: str | None = None
+    needed = 0
+    for message in messages:
+        role = message.role
+        if role not in ("system", "developer"):
+            needed += needs_bridge(previous, role)
+            previous = role
+    return needed
+
+
 def add_bridges(
     messages: Sequence[Message],
     origins: Sequence[int | None],
@@ -81,7 +99,7 @@ def add_bridges(
     for message, origin in zip(messages, origins, strict=True):
         role = message.role
         if role not in ("system", "developer"):
-            if role == previous or (previous is None and role == "assistant"):
+            if needs_bridge(previous, role):
                 missing: Role = "assistant" if role == "user" else "user"
                 out.append(bridge(missing, archive_note(BRIDGE_ARCHIVED)))
                 out_origins.append(None)

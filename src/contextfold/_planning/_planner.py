@@ -19,7 +19,7 @@ Rules:
    units that yielded are relaxed toward the budget, not the target. A unit whose costs
    offer a trim (the tail, and the newest output wherever it is) is trimmed rather than
    pruned; when the newest output is trimmed, older units are not relaxed at its expense
-   (the relax stops there). A user turn that
+   (each pass stops there; newer units are relaxed to a fixed point). A user turn that
    states something stays folded once a newer one is folded, so the user turns in view
    are newer than everything on the card.
 6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
@@ -225,8 +225,7 @@ def plan(
         _last_resort(work, steps)
         _relax(work, steps, _tail(work))
         work.goal = budget.available
-    if _TRIM not in work.actions:  # a trimmed newest output gets the room, not older units
-        _relax(work, steps)
+    _relax(work, steps)  # newest first; it stops at a trimmed unit (rule 5)
     return _result(work, tail_start, _reason(work))
 
 
@@ -434,7 +433,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
                 if _relax_one(work, i, ladder):
                     oldest = i
                 if allowed is None and work.actions[i] is _TRIM:
-                    return  # the newest output takes the room left, not older units (rule 6)
+                    break  # the newest output takes the room left, not older units (rule 6)
             newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
         if oldest is None:
             return
