@@ -66,8 +66,9 @@ class Report:
     (the ledger wrote its summary), an archive that had to be recreated or kept in memory."""
     protected_tokens: int = 0
     """Tokens compaction may not remove: system prompt, pins, the latest user turn, the
-    newest turns, the constraint card, fixed overhead and, where turns must alternate, one
-    bridge. Over the budget means no compaction can fit."""
+    newest turns, the constraint card, fixed overhead and, where turns must alternate, the
+    bridges those turns need between them (at least one). Over the budget means no
+    compaction can fit, short of keeping a turn that costs less than a bridge."""
 
     @property
     def tokens_before(self) -> int:

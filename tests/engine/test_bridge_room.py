@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextfold import Archive, Image, Message, Policy, Text, ToolCall, ToolResult
 from contextfold._engine._drive import run
-from contextfold._engine._flow import Marks, Settings, compact_flow
+from contextfold._engine._flow import Marks, Settings, _bridge_cost, compact_flow
 from contextfold._summarizers._ledger import LedgerSummarizer
 from contextfold.testing import FixedCounter
 
@@ -68,3 +68,31 @@ def test_pinned_first_turns_leave_room_for_the_cards_own_bridge() -> None:
     assert out.report.tokens_after == sum(COUNTER.count(m) for m in out.messages)
     assert out.report.tokens_after <= budget, out.report
     assert out.report.fits
+
+
+def test_a_pin_in_the_middle_counts_a_bridge_on_each_side_in_the_floor() -> None:
+    """Found by the I3 property: the floor counted one bridge; a pinned exchange between the
+    system prompt and the latest user turn needs a user turn before its call and an
+    assistant turn after its result, so the floor (82) said a budget of 92 fits, and the
+    output came to 93."""
+    messages = [
+        Message("system", (Text("You are a careful agent. the the the the the"),)),
+        *[_user("the") if k % 2 == 0 else _said("Understood.") for k in range(7)],
+        Message("assistant", (Text("the"), ToolCall("c1", "str_replace_editor", "{}"))),
+        _results({"c1": "the the the the the the the the the the the the path"}),
+        _said("Understood."),
+        _user("the"),
+        _said("the"),
+        Message("user", (Text("the the the the the the the the the the the the the"),)),
+    ]
+    pinned, hard = frozenset({9}), (0, 8, 9, 13)
+    bridge = _bridge_cost(COUNTER)
+    floor = sum(COUNTER.count(messages[i]) for i in hard) + 2 * bridge
+    for budget in range(floor - 12, floor + 12):
+        settings = Settings(budget, int(0.6 * budget), "anthropic", Policy(), COUNTER, "fixed", 0)
+        flow = compact_flow(messages, settings, Marks(pinned=pinned), Archive())
+        out = run(flow, LedgerSummarizer())
+        assert out.report.protected_tokens == floor
+        assert out.report.tokens_after == sum(COUNTER.count(m) for m in out.messages)
+        if budget >= floor:
+            assert out.report.fits, (budget, out.report)

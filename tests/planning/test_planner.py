@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from contextfold import chain, drop, evict_fraction, mask, prune, summarize
@@ -182,7 +182,38 @@ def test_allowances_fill_the_room_newest_first(
             assert result.expected + extra >= min(limit, budget.available)
 
 
+_T = Protection.TAIL
+
+
 @given(cases)
+@example(  # a unit folded for nothing: keeping it frees the folded preamble (a trim in the tail)
+    case=(
+        [
+            UnitCost(1, droppable=True),
+            UnitCost(1, protection=_T),
+            UnitCost(199, protection=_T),
+            UnitCost(203, protection=_T),
+            UnitCost(1, masked=1, droppable=True),
+            UnitCost(405, pruned=1, trimmed=1, protection=_T),
+            UnitCost(1),
+        ],
+        PlanBudget(available=808, limit=808, preamble_folded=404),
+        DEFAULT,
+    )
+)
+@example(  # the same, the fold freed only once the relax repeats past an older trim
+    case=(
+        [
+            UnitCost(2, pruned=1, trimmed=1),
+            UnitCost(1),
+            UnitCost(1),
+            UnitCost(49),
+            UnitCost(63, pruned=1, trimmed=1, protection=_T, droppable=True),
+        ],
+        PlanBudget(available=114, limit=114, preamble_folded=110),
+        DEFAULT,
+    )
+)
 def test_no_needless_compaction(case: tuple[list[UnitCost], PlanBudget, Chain]) -> None:
     costs, budget, _ = case
     result = run(case)
