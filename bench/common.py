@@ -151,6 +151,18 @@ def seconds(value: float) -> str:
     return f"{value:.2f} s"
 
 
+def command_line(module: str, argv: list[str] | None) -> str:
+    """The command that made a section: `python -m <module>` and its arguments."""
+    return " ".join(["python -m", module, *(argv if argv is not None else sys.argv[1:])])
+
+
+def publish(section: str, write: bool) -> None:
+    """Print a section and, when `write`, put it in BENCHMARKS.md (`write_section`)."""
+    print(section)
+    if write:
+        write_section(section)
+
+
 def write_section(section: str, markdown: Path = MARKDOWN) -> None:
     """Replace (or append) the section whose heading is `section`'s first line (rule 2)."""
     heading = section.splitlines()[0]

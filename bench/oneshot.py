@@ -54,12 +54,13 @@ from . import baselines as bl
 from . import startup
 from .common import (
     Wire,
+    command_line,
     corpus,
     machine,
     median_ratio,
+    publish,
     seconds,
     table,
-    write_section,
 )
 from .synthetic import exchanges, history
 
@@ -509,11 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     measure_corpus(args.rounds, enc, result)
     measure_resend(args.size, args.turns, enc, result)
     measure_sessions(args.size, args.session_turns, result)
-    command = "python -m bench.oneshot " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = section(result, command.strip())
-    print(text)
-    if not args.no_write:
-        write_section(text)
+    publish(section(result, command_line("bench.oneshot", argv)), not args.no_write)
     return 0
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import contextfold as cf
 
 from . import baselines as bl
-from .common import Wire, corpus, machine, median_ratio, seconds, table, write_section
+from .common import Wire, command_line, corpus, machine, median_ratio, publish, seconds, table
 from .oneshot import CF_EXACT, CF_QUARTER, FLOOR, LC_CHEAP, LC_EXACT, interleaved, prepare, systems
 from .synthetic import history
 
@@ -103,11 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, pairs in inputs(args.size).items():
         check(pairs)
         results[name] = measure(pairs, args.rounds)
-    command = "python -m bench.within " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = section(results, command.strip())
-    print(text)
-    if not args.no_write:
-        write_section(text)
+    publish(section(results, command_line("bench.within", argv)), not args.no_write)
     return 0
 
 

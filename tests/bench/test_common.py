@@ -62,3 +62,10 @@ def test_hot_spots_name_contextfold_functions() -> None:
     assert modules
     assert all(":" in name and not name.startswith("/") for name, _ in functions)
     assert 0 < sum(share for _, share in modules) <= 1.0 + 1e-9
+
+
+def test_command_line_names_the_module_and_its_arguments() -> None:
+    from bench.common import command_line
+
+    assert command_line("bench.within", []) == "python -m bench.within"
+    assert command_line("bench.oneshot", ["--rounds", "5"]) == "python -m bench.oneshot --rounds 5"
