@@ -43,10 +43,10 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import contextfold as cf
 
@@ -74,6 +74,7 @@ CF_HEURISTIC = "contextfold default, heuristic"
 CF_QUARTER = "contextfold default, chars/4"
 CF_DROP_QUARTER = "contextfold drop-only, chars/4"
 LC_CHEAP = "trim_messages, approximate"
+K = TypeVar("K")
 SYSTEMS = (
     FLOOR,
     CF_EXACT,
@@ -177,9 +178,9 @@ def cpu(fn: Callable[[], object]) -> float:
         gc.enable()
 
 
-def interleaved(systems: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+def interleaved(systems: Mapping[K, Callable[[], object]], rounds: int) -> dict[K, list[float]]:
     """CPU seconds per run of each system; each round runs every system once, in turn."""
-    times: dict[str, list[float]] = {name: [] for name in systems}
+    times: dict[K, list[float]] = {name: [] for name in systems}
     for round_ in range(rounds):
         order = list(systems.items())
         for name, fn in order[::-1] if round_ % 2 else order:
@@ -197,6 +198,8 @@ class Result:
     corpus_n: int = 0
     corpus_tokens: int = 0
     corpus: dict[str, list[float]] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+    """Corpus source (tau, swe) -> its share of the corpus pass."""
     resend: dict[str, list[float]] = field(default_factory=dict)
     resend_cold: float = 0.0
     turns: int = 0
@@ -222,6 +225,16 @@ class Memory:
     """Freed by `cf.clear_caches()`: what the caches keep for the next call."""
     size: int
     """The input's JSON text, UTF-8."""
+
+
+@dataclass
+class Source:
+    """One corpus source's conversations: their times within each corpus pass."""
+
+    n: int
+    over: int
+    """Conversations that cannot fit: what compaction may not remove is over the budget."""
+    times: dict[str, list[float]]
 
 
 def _batch(
@@ -250,11 +263,32 @@ def measure_corpus(rounds: int, enc: Any, out: Result) -> None:
     inputs = [(r.messages, max(1, t // 4)) for r, t in zip(records, tokens, strict=True)]
     out.corpus_n, out.corpus_tokens = len(inputs), sum(tokens)
     prepare([m for m, _ in inputs])
-    runs = {name: _batch(inputs, fn) for name, fn in systems(enc).items()}
-    out.corpus = interleaved(runs, rounds)
+    names = sorted({r.source for r in records})
+    groups = [[x for r, x in zip(records, inputs, strict=True) if r.source == n] for n in names]
+    parts = [_group_runs(group, enc) for group in groups]
+    runs = {(name, i): fn for i, part in enumerate(parts) for name, fn in part.items()}
+    times = interleaved(runs, rounds)
+    out.corpus = {
+        k: [sum(t) for t in zip(*(times[k, i] for i in range(len(parts))), strict=True)]
+        for k in SYSTEMS
+    }
+    for i, (name, group) in enumerate(zip(names, groups, strict=True)):
+        over = sum(not _fits(m, b, enc) for m, b in group)
+        out.sources[name] = Source(len(group), over, {k: times[k, i] for k in SYSTEMS})
     largest = max(inputs, key=lambda x: len(json.dumps(x[0])))
     out.memory["corpus (largest)"] = _memory(*largest, enc)
     out.memory["corpus (median conversation)"] = _median_memory(inputs, enc)
+
+
+def _group_runs(
+    inputs: Sequence[tuple[Sequence[Wire], int]], enc: Any
+) -> dict[str, Callable[[], object]]:
+    return {name: _batch(inputs, fn) for name, fn in systems(enc).items()}
+
+
+def _fits(messages: Sequence[Wire], budget: int, enc: Any) -> bool:
+    cf.clear_caches()
+    return cf.compact(list(messages), budget, counter=cf.TiktokenCounter(enc)).report.fits
 
 
 def _memory(messages: Sequence[Wire], budget: int, enc: Any) -> Memory:
@@ -413,9 +447,28 @@ def section(result: Result, command: str) -> str:
             f"({result.corpus_tokens:,} tokens):",
             result.corpus,
         )
+        lines += _source_lines(result)
     lines += _resend_lines(result)
     lines += _startup_lines(result)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _source_lines(result: Result) -> list[str]:
+    pairs = ((CF_EXACT, FLOOR), (CF_EXACT, LC_EXACT), (CF_QUARTER, LC_CHEAP))
+    rows = [
+        [name, f"{part.n}", f"{part.over}"]
+        + [f"{median_ratio(part.times[a], part.times[b]):.2f}x" for a, b in pairs]
+        for name, part in result.sources.items()
+    ]
+    head = ["source", "conversations", "cannot fit"] + [f"{a} / {b}" for a, b in pairs]
+    return [
+        'The corpus by source, timed within the same passes. "Cannot fit": what compaction '
+        "may not remove (the system prompt, the latest user message) is over the budget by "
+        "itself, so everything else goes.",
+        "",
+        *table(head, rows),
+        "",
+    ]
 
 
 def _resend_lines(result: Result) -> list[str]:

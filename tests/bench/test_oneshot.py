@@ -4,8 +4,10 @@ section names every ratio and target."""
 from __future__ import annotations
 
 import pytest
+from bench.common import Record
 from bench.synthetic import history
 
+import contextfold as cf
 from bench import baselines as bl
 from bench import oneshot
 
@@ -51,3 +53,31 @@ def test_section_names_ratios_and_targets(result: oneshot.Result) -> None:
         assert name in text
     for target in ("<= 1.5x", "<= 0.5x", "<= 3x", "target <= 5%", "target < 150 ms", "<= 2x"):
         assert target in text
+
+
+def test_corpus_pass_is_split_by_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [
+        Record("a1", "tau", history(24, 1)),
+        Record("b1", "swe", history(40, 2)),
+        Record("a2", "tau", history(30, 3)),
+    ]
+    monkeypatch.setattr(oneshot, "corpus", lambda: records)
+    out = oneshot.Result()
+    enc = bl.encoding()
+    oneshot.measure_corpus(2, enc, out)
+    assert out.corpus_n == 3
+    assert set(out.sources) == {"tau", "swe"}
+    assert (out.sources["tau"].n, out.sources["swe"].n) == (2, 1)
+    for name in oneshot.SYSTEMS:  # the pass is the sum of its sources, round by round
+        parts = zip(out.sources["tau"].times[name], out.sources["swe"].times[name], strict=True)
+        assert out.corpus[name] == [a + b for a, b in parts]
+    budgets = [max(1, bl.exact_tokens(r.messages) // 4) for r in records]
+    fits = [
+        cf.compact(list(r.messages), b, counter=cf.TiktokenCounter(enc)).report.fits
+        for r, b in zip(records, budgets, strict=True)
+    ]
+    assert out.sources["tau"].over == (not fits[0]) + (not fits[2])
+    assert out.sources["swe"].over == (not fits[1])
+    text = "\n".join(oneshot._source_lines(out))
+    assert "| tau | 2 |" in text
+    assert "| swe | 1 |" in text
