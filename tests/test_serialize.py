@@ -29,7 +29,6 @@ from contextfold import (
 from contextfold._messages import EMPTY
 from contextfold._serialize import (
     JSON_OPTIONS,
-    _quote,
     dump_conversation,
     dump_json,
     dump_message,
@@ -37,6 +36,7 @@ from contextfold._serialize import (
     load_conversation,
     load_message,
     plain,
+    quote,
 )
 
 from .strategies import (
@@ -178,7 +178,7 @@ def test_each_shape_writer_writes_what_json_dumps_writes(
 
 @given(wide_texts | st.text(st.characters(max_codepoint=0x7F)))
 def test_long_strings_are_quoted_as_json_quotes_them(text: str) -> None:
-    assert _quote(text) == encode_basestring(text)
+    assert quote(text) == encode_basestring(text)
 
 
 def test_json_options_are_the_canonical_ones() -> None:

@@ -36,9 +36,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-from json.encoder import encode_basestring
-from typing import Final, Literal, NamedTuple, TypeAlias, assert_never, cast
+from typing import Any, Final, Literal, NamedTuple, TypeAlias, assert_never, cast
 
 from ._archive_copy import private_copy, unchanging
 from ._archive_keys import KeyedCache, Seen, key_of
@@ -56,7 +56,7 @@ from ._messages import (
     ToolCall,
     ToolResult,
 )
-from ._serialize import JSON_OPTIONS, dump_json, load_message, load_part
+from ._serialize import JSON_OPTIONS, json_writer, load_message, load_part, quote
 from ._storage import ArchiveStore, MemoryStore
 
 EntryKind: TypeAlias = Literal["message", "part", "text"]
@@ -111,20 +111,22 @@ class Archive:
     def put(self, item: Archivable, *, label: str | None = None) -> str:
         """Store `item` (once) and return its reference."""
         store = self._store
-        if isinstance(store, MemoryStore) and _SEEN.again(item):
+        if not isinstance(store, MemoryStore):
+            return self._put(item, label, None)
+        if _SEEN.again(item):
             known = _known(item)
             if known is not None:
                 ref = _put_known(store, known, label)
                 if ref is not None:
                     return ref
-        return self._put(item, label)
+        return self._put(item, label, store)
 
-    def _put(self, item: Archivable, label: str | None) -> str:
-        """`put`, every candidate reference in turn (rules 1, 2 and 5)."""
+    def _put(self, item: Archivable, label: str | None, memory: MemoryStore | None) -> str:
+        """`put`, every candidate reference in turn (rules 1, 2 and 5); `memory` is the
+        store when it is a memory store."""
         kind, text = _canonical_text(item)
         canonical = text.encode("utf-8", "surrogatepass")
         store = self._store
-        memory = store if isinstance(store, MemoryStore) else None
         kept = None if memory is None else _kept(item, len(text))
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
@@ -310,10 +312,11 @@ def _canonical(item: object) -> bytes:
 def _canonical_text(item: object) -> tuple[EntryKind, str]:
     """The entry kind of `item` and its canonical text (rule 1), the item encoded once."""
     if isinstance(item, str):
-        return "text", f'{{"item":{encode_basestring(item)},"kind":"text"}}'
-    kind = _KINDS.get(type(item)) or _kind(item)
+        return "text", f'{{"item":{quote(item)},"kind":"text"}}'
+    known = _WRITES.get(type(item))
+    kind, write = (_kind(item), json_writer(type(item))) if known is None else known
     try:
-        data = dump_json(item)  # type: ignore[arg-type]  # a Message or a Part, as `kind` says
+        data = write(item)  # a Message or a Part, as `kind` says
     except (TypeError, ValueError) as exc:
         raise InvalidConversation(
             f"cannot archive this {kind}: not JSON-serializable ({exc})"
@@ -330,11 +333,11 @@ def _kind(item: object) -> EntryKind:
     )
 
 
-_KINDS: Final[dict[type, EntryKind]] = {
-    Message: "message",
-    **dict.fromkeys(_ARCHIVABLE[1:], "part"),
+_WRITES: Final[dict[type, tuple[EntryKind, Callable[[Any], str]]]] = {
+    cls: ("message" if cls is Message else "part", json_writer(cls)) for cls in _ARCHIVABLE
 }
-"""The entry kind of each class archived (exactly these: `_kind` takes the others)."""
+"""The entry kind of each class archived and its JSON writer (exactly these classes:
+`_kind` and `json_writer` take the others)."""
 
 
 def _record_canonical(record: _Record) -> bytes:

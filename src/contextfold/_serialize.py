@@ -190,6 +190,11 @@ def dump_json(item: Message | Part) -> str:
     return _WRITERS.get(type(item), _general)(item)
 
 
+def json_writer(cls: type[Any]) -> Callable[[Any], str]:
+    """`dump_json` for items of class `cls` (its writer, looked up once)."""
+    return _WRITERS.get(cls, _general)
+
+
 def _general(value: object) -> str:
     """The JSON text of a model object field by field (rule 4), or of any other value."""
     if type(value) not in _MODEL:
@@ -243,7 +248,7 @@ def _extras_json(extras: object) -> str | None:
     return f'"extras":{_encode(extras if kind is dict else dict(extras))},'  # type: ignore[call-overload]
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
     """`encode_basestring(text)`; by the faster ASCII escaper when both write the same (ASCII
     text without DEL, which only that one escapes): for the long strings, texts and
     arguments."""
@@ -262,7 +267,9 @@ def _text_like(kind: str) -> Callable[[Any], str]:
         extras = "" if part.extras is EMPTY else _extras_json(part.extras)
         if extras is None or type(text) is not str or type(tag) is not str or tag != kind:
             return _general(part)
-        return f"{{{extras}{head}{_quote(text)}}}"
+        if text.isascii() and "\x7f" not in text:  # `quote`, without a call per part
+            return f"{{{extras}{head}{encode_basestring_ascii(text)}}}"
+        return f"{{{extras}{head}{encode_basestring(text)}}}"
 
     return write
 
@@ -275,7 +282,7 @@ def _tool_call(part: ToolCall) -> str:
     if type(args) is not str or type(ident) is not str or type(name) is not str:
         return _general(part)
     return (
-        f'{{"arguments":{_quote(args)},{extras}"id":{encode_basestring(ident)},'
+        f'{{"arguments":{quote(args)},{extras}"id":{encode_basestring(ident)},'
         f'"kind":"tool_call","name":{encode_basestring(name)}}}'
     )
 
@@ -304,6 +311,10 @@ def _message(message: Message) -> str:
         if type(name) is not str:
             return _general(message)
         head += f'"name":{encode_basestring(name)},'
+    if len(parts) == 1:  # `_array(parts)`, without a call for the one part most hold
+        part = parts[0]
+        body = _WRITERS.get(type(part), _general)(part)
+        return f'{{{head}"parts":[{body}],"role":{encode_basestring(role)}}}'
     return f'{{{head}"parts":{_array(parts)},"role":{encode_basestring(role)}}}'
 
 
