@@ -49,6 +49,28 @@ def test_needles_with_spaces_need_whole_inner_words() -> None:
         assert not haystack.contains(needle)
 
 
+def test_needles_with_spaces_need_run_ends() -> None:
+    """Rule 3: a run with whitespace after it ends a run of the text, one with whitespace
+    before it begins one."""
+    text = " ".join(f"w{i} x{i % 7}" for i in range(2_000))
+    haystack = Haystack(text)
+    for needle in ("w1 x", "1 x1", "99 x", "x3 ", " w19", " x3 ", "w1999 x", "\tw1"):
+        assert haystack.contains(needle) == (needle in text)
+    for needle in ("w x1", "w1 1", "x3 x", "w ", " 1", " x9 ", "x1 y", "y x1"):
+        assert not haystack.contains(needle)
+        assert needle not in text
+
+
+def test_statements_begun_by_a_text_hold_it() -> None:
+    """A text that begins a statement (a clipped one) sits inside it: found by `heads`."""
+    filler = [f"w{i} x{i % 7}" for i in range(SMALL // 4)]
+    prepared = _Said.of(("My flight leaves Monday at 9", "Book it", *filler))
+    assert prepared.overlaps("my flight leaves")
+    assert prepared.overlaps("book it")
+    assert prepared.overlaps("w12 x")
+    assert not prepared.overlaps("my flight leaves tuesday")
+
+
 def test_small_text_is_searched_directly() -> None:
     haystack = Haystack("a short text")
     assert haystack.contains("short")

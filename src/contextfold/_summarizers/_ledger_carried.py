@@ -50,6 +50,9 @@ class _Said:
     starts: list[int]
     """Where each of `folded` begins in `folded_joined`: a text sits only inside those
     at least as long as itself, which come last."""
+    heads: list[str]
+    """`folded` in sorted order: a text that begins one (a clipped statement) is inside
+    it, and the first one not below the text is one such if any is."""
 
     @classmethod
     def of(cls, said: tuple[str, ...]) -> _Said:
@@ -62,6 +65,7 @@ class _Said:
             Haystack(_SEP.join(folded)),
             lengths,
             list(accumulate((n + len(_SEP) for n in lengths), initial=0)),
+            sorted(folded),
         )
 
     def contains(self, needle: str) -> bool:
@@ -72,6 +76,10 @@ class _Said:
 
     def overlaps(self, text: str) -> bool:
         """Whether one normalized statement contains `text` or sits inside it."""
+        heads = self.heads
+        at = bisect_left(heads, text)
+        if at < len(heads) and heads[at].startswith(text):
+            return True
         if _SEP in text:
             inside = any(text in f for f in self.folded)
         else:

@@ -91,24 +91,28 @@ _TOOL_FACTS: Final = ContentCache(_read_tool_facts, FACTS_CACHE)
 
 def _ranked_leaves(data: object) -> tuple[Fact, ...]:
     """`sorted(_leaf_facts(data), key=data_rank)[:_PER_DATA]`, bucketed by rank (the sort is
-    stable) with each role's key tested once, and Facts found for the kept leaves only."""
-    buckets: tuple[list[tuple[str, str]], ...] = ([], [], [])
-    id_key = _id_key
+    stable), each distinct leaf ranked once (`_ranked_leaf`)."""
+    buckets: tuple[list[Fact], ...] = ([], [], [])
     for role, value in json_leaves(data):
-        text = value if type(value) is str else scalar_text(value)
-        if len(text) > _MAX_VALUE or "\n" in text or not text.strip():
-            continue
-        buckets[0 if id_key(role) else _value_rank(text)].append((role, text))
-    kept = [*buckets[0], *buckets[1], *buckets[2]][:_PER_DATA]
-    return tuple(map(_named_fact, kept))
+        ranked = _ranked_leaf((role, value if type(value) is str else scalar_text(value)))
+        if ranked is not None:
+            buckets[ranked[0]].append(ranked[1])
+    return tuple([*buckets[0], *buckets[1], *buckets[2]][:_PER_DATA])
 
 
-def _read_named_fact(leaf: tuple[str, str]) -> Fact:
-    return Fact(leaf[0], leaf[1], True)
+def _read_ranked_leaf(leaf: tuple[str, str]) -> tuple[int, Fact] | None:
+    """(`data_rank`, Fact) of a (role, text) leaf, or None when the text is no value (too
+    long, several lines, blank)."""
+    role, text = leaf
+    if len(text) > _MAX_VALUE or "\n" in text or not text.strip():
+        return None
+    return (0 if _id_key(role) else _value_rank(text)), Fact(role, text, True)
 
 
-_named_fact: Final = Memo(_read_named_fact, FACTS_CACHE).__getitem__
-"""The Fact of a (role, text) leaf, shared (read-only): outputs repeat their leaves."""
+_ranked_leaf: Final = Memo(_read_ranked_leaf, FACTS_CACHE).__getitem__
+"""A leaf's rank and Fact, shared (read-only): outputs repeat their leaves (a re-read
+reservation, the same cabin and status), and a text is keyed with its role, never a
+number or a bool that equals it (`True == 1`)."""
 
 
 def _leaf_facts(data: object) -> list[Fact]:

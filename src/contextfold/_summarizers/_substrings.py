@@ -10,9 +10,11 @@ Rules:
    repetitive text has far fewer distinct runs than characters, the runs shorter than a
    needle are never read, and splitting and sorting are done in C.
 3. A needle with whitespace can only occur where each of its inner runs (those with
-   whitespace on both sides) is a whole run of the text: when one is not, it is absent
-   without a search; otherwise the text is searched, from `start` when the caller knows
-   no occurrence can begin before it.
+   whitespace on both sides) is a whole run of the text, a run with whitespace after it
+   ends a run of the text and one with whitespace before it begins one: when one is not
+   (the distinct runs tell, each joined between two NULs), it is absent without a
+   search; otherwise the text is searched, from `start` when the caller knows no
+   occurrence can begin before it.
 4. A small text is searched directly: indexing it costs more than it saves. (Sets of the
    runs' short slices once answered short needles; searching the joined distinct runs
    is as fast where it was measured and holds none of their memory.)
@@ -41,7 +43,7 @@ class Haystack:
         self._lengths: list[int] = []
         """The length of each run in `_joined`, shortest first."""
         self._starts: list[int] = []
-        """Where each run begins in `_joined`."""
+        """Where each run begins in `_joined` (after the NUL before it)."""
 
     def contains(self, needle: str, start: int = 0) -> bool:
         """`needle in self.text` (rule 1), given that no occurrence begins before `start`."""
@@ -55,7 +57,24 @@ class Haystack:
         runs = self._runs if self._runs is not None else self._build_runs()
         if any(part not in runs for part in parts[1:-1]):
             return False
+        if parts and not self._ends(parts, needle):
+            return False
         return self.text.find(needle, start) >= 0
+
+    def _ends(self, parts: list[str], needle: str) -> bool:
+        """Whether the needle's first run can end a run of the text and its last can begin
+        one, where whitespace follows or precedes them in the needle (rule 3)."""
+        joined, lengths, starts = self._index(), self._lengths, self._starts
+        first, last = parts[0], parts[-1]
+        if len(parts) > 1 or needle[-1].isspace():
+            at = bisect_left(lengths, len(first))
+            if at == len(starts) or joined.find(first + _JOIN, starts[at]) < 0:
+                return False
+        if len(parts) > 1 or needle[0].isspace():
+            at = bisect_left(lengths, len(last))
+            if at == len(starts) or joined.find(_JOIN + last, starts[at] - 1) < 0:
+                return False
+        return True
 
     def _build_runs(self) -> frozenset[str]:
         self._runs = frozenset(self.text.split())
@@ -66,6 +85,6 @@ class Haystack:
             runs = self._runs if self._runs is not None else self._build_runs()
             ordered = sorted(runs, key=len)  # any order of equal lengths: `find` is the same
             self._lengths = list(map(len, ordered))
-            self._starts = list(accumulate((n + 1 for n in self._lengths), initial=0))[:-1]
-            self._joined = _JOIN.join(ordered)
+            self._starts = list(accumulate((n + 1 for n in self._lengths), initial=1))[:-1]
+            self._joined = f"{_JOIN}{_JOIN.join(ordered)}{_JOIN}"  # a NUL on each side of each
         return self._joined
