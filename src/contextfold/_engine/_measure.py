@@ -15,6 +15,9 @@ Rules:
 4. `later()` is the total as a report keeps it: a number when every message is counted,
    else a callable holding only the messages not counted yet (a report outlives the
    call; the rest of the input need not).
+5. A view's `over(limit)` (the messages a compaction plans over) takes what is already
+   counted first, then counts the rest newest first, only until they are over: the same
+   answer as summing them all, without counting what the answer does not need.
 """
 
 from __future__ import annotations
@@ -163,3 +166,28 @@ class BodyCounts:
         if found is None:
             found = self._made[i] = parent.count(self._messages[i])
         return found
+
+    def over(self, limit: int) -> bool:
+        """Whether these messages total more than `limit` (rule 5): the counts already
+        known first, newest first, then the others newest first, counted only until they do."""
+        parent, made, messages, origins = self._parent, self._made, self._messages, self._origins
+        keep, counts = parent._keep, parent._counts
+        total = 0
+        unknown: list[int] = []
+        for i in range(len(messages) - 1, -1, -1):
+            origin = origins[i]
+            if origin is not None and keep[origin] is messages[i]:
+                known = counts[origin]
+            else:
+                known = made.get(i)
+            if known is None:
+                unknown.append(i)
+                continue
+            total += known
+            if total > limit:
+                return True
+        for i in unknown:
+            total += self[i]
+            if total > limit:
+                return True
+        return False
