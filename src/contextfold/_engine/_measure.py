@@ -23,7 +23,8 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
 
 from .._messages import Message
 from .._tokens._protocol import TokenCounter, is_bounded
@@ -73,7 +74,7 @@ class Counts:
         """Whether the messages total more than `limit` (rule 2): what is already counted
         first, then the system prefix (the plan counts it anyway), then newest first."""
         counts, keep, count = self._counts, self._keep, self.count
-        total = sum(known for known in counts if known is not None)
+        total = sum(filter(None, counts))  # the counts known (a 0 adds nothing): in C
         if total > limit:
             return True
         lead = next((i for i, m in enumerate(keep) if m.role not in _SYSTEM), len(keep))
@@ -109,8 +110,8 @@ class Counts:
         that counts the rest when first called (rule 4), holding only those messages and
         the inner counter, not the whole input."""
         counts = self._counts
-        known = extra + sum(c for c in counts if c is not None)
-        rest = tuple(m for m, c in zip(self._keep, counts, strict=True) if c is None)
+        known = extra + sum(filter(None, counts))  # a 0 adds nothing: in C
+        rest = tuple(compress(self._keep, map(is_, counts, repeat(None))))
         return _Rest(known, rest, self._inner.count) if rest else known
 
 
