@@ -191,4 +191,4 @@ class BodyCounts:
             total += self[i]
             if total > limit:
                 return True
-        return False
+        return total > limit  # no message at all: over a negative limit
