@@ -85,9 +85,13 @@ def is_bridge(message: Message) -> bool:
 
 def carries_results(message: Message) -> bool:
     """True for tool messages and for user messages that hold tool results."""
-    if message.role == "tool":
-        return True
-    return message.role == "user" and any(isinstance(p, ToolResult) for p in message.parts)
+    role = message.role
+    if role != "user":
+        return role == "tool"
+    parts = message.parts
+    if len(parts) == 1:  # most user messages: one part, read without a generator
+        return isinstance(parts[0], ToolResult)
+    return any(isinstance(p, ToolResult) for p in parts)
 
 
 def group_units(messages: Sequence[Message]) -> list[Unit]:
