@@ -19,6 +19,9 @@ Rules:
    input come back as their plain JSON form (what the SDK call also accepts).
 6. Reading the payload and writing the result run with the garbage collector paused, as
    the flow's steps do (`_engine/_collector`).
+7. The input is walked once by `to_plain`; the rendered output is not: rendering builds
+   plain JSON from what that walk gave (and from the engine's own strings), so the
+   checks and the count read it as it is.
 """
 
 from __future__ import annotations
@@ -169,10 +172,9 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
         tools=job.conversation.tools,
         extras=job.conversation.extras,
     )
-    rendered = render(conversation, job.fmt)
-    plain = to_plain(rendered)  # walked once, for the check and the count
-    _check_valid(job, payload, outcome, rendered, validate_plain(plain, job.fmt))
-    _, reparsed = parse_plain(plain, job.fmt)
+    rendered = render(conversation, job.fmt)  # plain JSON already (rule 7): no `to_plain`
+    _check_valid(job, payload, outcome, rendered, validate_plain(rendered, job.fmt))
+    _, reparsed = parse_plain(rendered, job.fmt)
     after = fixed_overhead(reparsed, job.settings.counter)
     after += sum(map(job.settings.counter.count, reparsed.messages))
     report = dataclasses.replace(

@@ -17,6 +17,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ._messages import slot_init
+
 
 @dataclass(frozen=True, slots=True)
 class SummaryInfo:
@@ -30,6 +32,7 @@ class SummaryInfo:
     cached: bool = False
 
 
+@slot_init  # built once or twice a call: slots set directly (`_messages.slot_init`)
 @dataclass(frozen=True, slots=True)
 class Report:
     """Tokens before and after, whether the result fits, and what was done."""

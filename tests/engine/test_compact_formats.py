@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import Conversation, Message
+from contextfold._adapters._sdk import to_plain
 from contextfold._messages import MARKER_RE
 
 from .conversations import conversation, shapes
@@ -70,6 +71,14 @@ def test_i1_output_is_valid_in_its_format(case: WireCase) -> None:
     result = run(case)
     assert cf.validate(result.payload, format=case.format) == [], result.report
     assert type(result.payload) is type(case.payload)
+
+
+@given(wire_cases())
+def test_output_is_plain_json(case: WireCase) -> None:
+    """`compact` checks and counts the rendered output without walking it (`_compact` rule
+    7): rendering gives plain JSON, which `to_plain` hands back as the same object."""
+    result = run(case)
+    assert to_plain(result.payload) is result.payload
 
 
 @given(wire_cases())

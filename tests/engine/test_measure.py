@@ -81,3 +81,41 @@ def test_later_is_the_total_and_keeps_only_what_is_not_counted(
     before = len(recording.seen)
     assert later() == extra + total
     assert len(recording.seen) - before == len(uncounted)  # only the rest is counted
+
+
+@given(
+    st.lists(st.integers(0, 40), max_size=8),
+    st.integers(0, 60),
+    st.integers(-5, 80),
+    st.lists(st.integers(0, 8), max_size=3),
+    st.lists(st.integers(0, 8), max_size=2),
+)
+def test_a_view_over_is_its_full_total_compared(
+    sizes: list[int], system: int, limit: int, asked: list[int], made: list[int]
+) -> None:
+    """A view (some messages replaced by ones the engine made, some counted already)
+    answers `over` as summing every message would."""
+    messages = _messages(sizes, system)
+    counts = Counts(COUNTER, messages)
+    for i in asked:
+        if i < len(messages):
+            counts[i]
+    body = list(messages)
+    origins: list[int | None] = list(range(len(messages)))
+    for i in made:  # a repair: a new message in place of the input's
+        if i < len(body):
+            body[i], origins[i] = Message("tool", (Text("x" * i),)), None
+    view = counts.view(body, origins)
+    total = sum(COUNTER.count(m) for m in body)
+    assert view.over(limit) is (total > limit)
+    assert sum(view[i] for i in range(len(body))) == total
+
+
+def test_a_view_reads_what_is_counted_before_counting() -> None:
+    recording = _Recording()
+    messages = _messages([5, 5, 5], 400)
+    counts = Counts(recording, messages)
+    assert counts.over(40)  # the system prompt alone
+    seen = len(recording.seen)
+    assert counts.view(messages, list(range(len(messages)))).over(40)
+    assert len(recording.seen) == seen  # the known count was enough

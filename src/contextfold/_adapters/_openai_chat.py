@@ -140,7 +140,8 @@ def _common(raw: dict[str, object]) -> Message | None:
         return None
     role, size = raw.get("role"), len(raw)
     if size == 2 and type(role) is str and role in _PLAIN_ROLES:
-        extras = freeze(leftovers(raw, _ROLE_CONTENT))  # the key order, if not canonical
+        # the key order, if not canonical: with two keys, "role" first is canonical
+        extras = EMPTY if next(iter(raw)) == "role" else freeze(leftovers(raw, _ROLE_CONTENT))
         return Message(_PLAIN_ROLES[role], (Text(content),), extras=extras)
     call_id, name = raw.get("tool_call_id"), raw.get("name")
     if role != "tool" or type(call_id) is not str or size != (3 if name is None else 4):

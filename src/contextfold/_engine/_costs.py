@@ -123,22 +123,7 @@ class UnitCosts:
         """Per unit, its floor so far and the first message whose parts it lacks (rule 4)."""
         self._framings: dict[tuple[str, str | None], int] = {}
         """The floor of a message without parts, by role and name."""
-        marked = any(droppable)
-        made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
-        self._flags: list[UnitFlags] = []
-        for k, unit in enumerate(units):
-            key = (
-                protection[k],
-                marked and any(droppable[unit.start : unit.stop]),
-                RULES[unit.kind].fold,
-                unit.kind is UnitKind.USER
-                and protection[k] is not Protection.HARD  # never leaves: never asked
-                and any(map(states_anything, messages[unit.start : unit.stop])),
-            )
-            found = made.get(key)
-            if found is None:  # equal flags are one shared (frozen) value
-                found = made[key] = UnitFlags(*key)
-            self._flags.append(found)
+        self._flags = _flags(units, messages, protection, droppable)
 
     def __len__(self) -> int:
         return len(self._units)
@@ -235,6 +220,37 @@ class _Measured:
     def trimmed(self) -> int | None:
         """Tokens at the smallest trim; None when trimming does not apply."""
         return _trimmed(self._span, self._owner._prune.head_share, self._owner._counts)
+
+
+def _flags(
+    units: Sequence[Unit],
+    messages: Sequence[Message],
+    protection: Sequence[Protection],
+    droppable: Sequence[bool],
+) -> list[UnitFlags]:
+    """Each unit's flags; equal flags are one shared (frozen) value."""
+    marked = any(droppable)
+    user, hard = UnitKind.USER, Protection.HARD
+    made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
+    out: list[UnitFlags] = []
+    for unit, held in zip(units, protection, strict=True):
+        key = (
+            held,
+            marked and any(droppable[unit.start : unit.stop]),
+            _FOLDS[unit.kind],
+            unit.kind is user
+            and held is not hard  # never leaves: never asked
+            and any(map(states_anything, messages[unit.start : unit.stop])),
+        )
+        found = made.get(key)
+        if found is None:
+            found = made[key] = UnitFlags(*key)
+        out.append(found)
+    return out
+
+
+_FOLDS = {kind: rule.fold for kind, rule in RULES.items()}
+"""Whether each unit kind may fold (the rules table's column, read once per unit)."""
 
 
 def _newest_output(units: Sequence[Unit], messages: Sequence[Message]) -> int | None:

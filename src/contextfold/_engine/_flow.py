@@ -140,7 +140,7 @@ def compact_flow(
     items, rules, pointer = prep.parts.artifacts, 0, None
     if applied.removed:
         items, rules, pointer = yield from _new_artifacts(
-            applied, prep, settings, archive, the_plan, marks=marks
+            applied, prep, settings, archive, the_plan, marks=marks, counts=counter
         )
     elif stale_card:  # rule 6: an update in view retires what the card still shows
         items = retire_in_place(items, kept, archive, applied.refs)
@@ -217,9 +217,11 @@ def _new_artifacts(
     the_plan: Plan,
     *,
     marks: Marks,
+    counts: Counts,
 ) -> Generator[SummaryRequest, SummaryResult, tuple[_Placed, int, tuple[str, list[str]] | None]]:
     """Rebuild the card and fold the summary into the room the plan left; returns their
-    placements, how many statements the card shows, and the pointer (`Filled.pointer`)."""
+    placements, how many statements the card shows, and the pointer (`Filled.pointer`);
+    `counts` are the input's."""
     parts = prep.parts
     anchor = BEFORE_ALL if parts.summary_anchor is None else parts.summary_anchor
     if applied.folded:
@@ -235,7 +237,7 @@ def _new_artifacts(
     alternate = SHAPES[settings.format].alternate
     bridge = _bridge_cost(settings.counter) if alternate else 0
     apart = bridge if anchor != BEFORE_ALL else 0  # the card's own bridge, summary elsewhere
-    kept = kept_tokens(applied, settings.counter)
+    kept = kept_tokens(applied, counts)
     room, most = (
         room_left(kept, the_plan, goal=goal, overhead=settings.overhead + apart, bridge=bridge)
         for goal in (
@@ -370,17 +372,12 @@ def _protected(
 
 def _fits_whole(prep: _Prepared, settings: Settings, counts: Counts) -> bool:
     """Whether the plan would keep every unit as it is (its first test: the body and the
-    preamble's artifacts within `target - overhead`), counting newest first only until
-    they are over (rule 8)."""
+    preamble's artifacts within `target - overhead`), what is counted already first, then
+    counting newest first only until they are over (rule 8)."""
     counter = settings.counter
     room = settings.target - settings.overhead
     room -= sum(counter.count(m) for _, m in prep.parts.artifacts)
-    view = counts.view(prep.body, prep.origins)
-    for i in range(len(prep.body) - 1, -1, -1):
-        room -= view[i]
-        if room < 0:
-            return False
-    return room >= 0
+    return not counts.view(prep.body, prep.origins).over(room)
 
 
 def _unpinned(prep: _Prepared, marks: Marks) -> list[Message]:

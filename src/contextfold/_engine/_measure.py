@@ -15,12 +15,16 @@ Rules:
 4. `later()` is the total as a report keeps it: a number when every message is counted,
    else a callable holding only the messages not counted yet (a report outlives the
    call; the rest of the input need not).
+5. A view's `over(limit)` (the messages a compaction plans over) takes what is already
+   counted first, then counts the rest newest first, only until they are over: the same
+   answer as summing them all, without counting what the answer does not need.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
 
 from .._messages import Message
 from .._tokens._protocol import TokenCounter, is_bounded
@@ -70,7 +74,7 @@ class Counts:
         """Whether the messages total more than `limit` (rule 2): what is already counted
         first, then the system prefix (the plan counts it anyway), then newest first."""
         counts, keep, count = self._counts, self._keep, self.count
-        total = sum(known for known in counts if known is not None)
+        total = sum(filter(None, counts))  # the counts known (a 0 adds nothing): in C
         if total > limit:
             return True
         lead = next((i for i, m in enumerate(keep) if m.role not in _SYSTEM), len(keep))
@@ -106,8 +110,8 @@ class Counts:
         that counts the rest when first called (rule 4), holding only those messages and
         the inner counter, not the whole input."""
         counts = self._counts
-        known = extra + sum(c for c in counts if c is not None)
-        rest = tuple(m for m, c in zip(self._keep, counts, strict=True) if c is None)
+        known = extra + sum(filter(None, counts))  # a 0 adds nothing: in C
+        rest = tuple(compress(self._keep, map(is_, counts, repeat(None))))
         return _Rest(known, rest, self._inner.count) if rest else known
 
 
@@ -163,3 +167,28 @@ class BodyCounts:
         if found is None:
             found = self._made[i] = parent.count(self._messages[i])
         return found
+
+    def over(self, limit: int) -> bool:
+        """Whether these messages total more than `limit` (rule 5): the counts already
+        known first, newest first, then the others newest first, counted only until they do."""
+        parent, made, messages, origins = self._parent, self._made, self._messages, self._origins
+        keep, counts = parent._keep, parent._counts
+        total = 0
+        unknown: list[int] = []
+        for i in range(len(messages) - 1, -1, -1):
+            origin = origins[i]
+            if origin is not None and keep[origin] is messages[i]:
+                known = counts[origin]
+            else:
+                known = made.get(i)
+            if known is None:
+                unknown.append(i)
+                continue
+            total += known
+            if total > limit:
+                return True
+        for i in unknown:
+            total += self[i]
+            if total > limit:
+                return True
+        return total > limit  # no message at all: over a negative limit

@@ -123,7 +123,9 @@ def _sound(messages: Sequence[Message], unit: Unit, shape: Shape) -> bool:
         message = messages[i]
         if message.role == "assistant":
             return False
-        answered.extend(p.call_id for p in message.parts if isinstance(p, ToolResult))
+        for part in message.parts:  # a loop, not a generator per message
+            if isinstance(part, ToolResult):
+                answered.append(part.call_id)
     if len(calls) != len(answered):
         return False
     return calls == answered or sorted(calls) == sorted(answered)

@@ -37,6 +37,7 @@ from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver
 from ._cards import fit_card
+from ._measure import Counts
 from ._preamble import summary_span, summary_text
 from ._summary import chunk_size, fold, has_body, make_span, reserve_for
 
@@ -57,9 +58,10 @@ class Filled:
     keep what was folded reachable from it)."""
 
 
-def kept_tokens(applied: Applied, counter: TokenCounter) -> int:
-    """Tokens of the messages the plan kept (rule 1), once for every goal's room."""
-    return sum(map(counter.count, applied.messages))
+def kept_tokens(applied: Applied, counts: Counts) -> int:
+    """Tokens of the messages the plan kept (rule 1), once for every goal's room: an input
+    message kept as it is has its count read from `counts` (the input's)."""
+    return counts.tally(applied.messages, applied.origins)
 
 
 def room_left(kept: int, plan: Plan, *, goal: int, overhead: int, bridge: int) -> int:

@@ -85,9 +85,13 @@ def is_bridge(message: Message) -> bool:
 
 def carries_results(message: Message) -> bool:
     """True for tool messages and for user messages that hold tool results."""
-    if message.role == "tool":
-        return True
-    return message.role == "user" and any(isinstance(p, ToolResult) for p in message.parts)
+    role = message.role
+    if role != "user":
+        return role == "tool"
+    parts = message.parts
+    if len(parts) == 1:  # most user messages: one part, read without a generator
+        return isinstance(parts[0], ToolResult)
+    return any(isinstance(p, ToolResult) for p in parts)
 
 
 def group_units(messages: Sequence[Message]) -> list[Unit]:
@@ -159,13 +163,14 @@ def _exchange(messages: Sequence[Message], start: int) -> Unit:
 def _answers(message: Message, pending: dict[str, int]) -> int:
     """Consume the results in `message` that answer pending calls; how many did (0 when
     none does, and then nothing is consumed)."""
-    ids = [p.call_id for p in message.parts if isinstance(p, ToolResult)]
-    if len(ids) == 1:  # the common case: one result, answering one pending call or none
-        call_id = ids[0]
-        if pending.get(call_id, 0) > 0:
-            pending[call_id] -= 1
-            return 1
-        return 0
+    parts = message.parts
+    if len(parts) == 1:  # the common case: one result, answering one pending call or none
+        part = parts[0]
+        if not isinstance(part, ToolResult) or pending.get(part.call_id, 0) <= 0:
+            return 0
+        pending[part.call_id] -= 1
+        return 1
+    ids = [p.call_id for p in parts if isinstance(p, ToolResult)]
     if not any(pending.get(c, 0) > 0 for c in ids):
         return 0
     answered = 0

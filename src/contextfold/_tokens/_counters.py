@@ -121,7 +121,7 @@ class HeuristicCounter(_Accounted):
 class TiktokenCounter(_Accounted):
     """Exact OpenAI counts with a tiktoken Encoding (packaged data, no network)."""
 
-    __slots__ = ("encoding", "name")
+    __slots__ = ("_encode", "encoding", "name")
 
     def __init__(
         self,
@@ -132,6 +132,8 @@ class TiktokenCounter(_Accounted):
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self.encoding = load_encoding(encoding) if isinstance(encoding, str) else encoding
+        self._encode = self.encoding.encode_ordinary
+        """`encode(text, disallowed_special=())`: special tokens' text counted as text."""
         self.name = f"tiktoken:{self.encoding.name}"
         split = self.encoding.name in _SPLIT_AT_SPACES
         floor = runs_of_non_space if split else None
@@ -142,12 +144,12 @@ class TiktokenCounter(_Accounted):
         return f"TiktokenCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
 
     def _encode_len(self, text: str) -> int:
-        return len(self.encoding.encode(text, disallowed_special=()))
+        return len(self._encode(text))
 
     def _chunked_len(self, text: str) -> int:
         """`_encode_len(text)`, a long text counted in chunks (rule 5)."""
         if len(text) <= CHUNK_CHARS:
-            return len(self.encoding.encode(text, disallowed_special=()))
+            return len(self._encode(text))
         return sum(map(self._encode_len, chunks(text)))
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol, TypeGuard, runtime_checkable
+from abc import get_cache_token
+from typing import Generic, Protocol, TypeGuard, runtime_checkable
 
 from .._messages import Conversation, Message
 
@@ -45,25 +46,56 @@ class ConversationCounter(TokenCounter, Protocol):
 
 
 def is_conversation_counter(counter: object) -> TypeGuard[ConversationCounter]:
-    """`isinstance(counter, ConversationCounter)`, remembered for types that pass it."""
+    """`isinstance(counter, ConversationCounter)`, remembered per type (`_passes`)."""
     return _passes(counter, ConversationCounter)
 
 
 def is_bounded(counter: object) -> TypeGuard[BoundedCounter]:
-    """`isinstance(counter, BoundedCounter)`, remembered for types that pass it."""
+    """`isinstance(counter, BoundedCounter)`, remembered per type (`_passes`)."""
     return _passes(counter, BoundedCounter)
 
 
 _PASSED: dict[type, set[type]] = {}
-"""Per protocol, the types whose instances passed its runtime check: that check looks at
-every member each time, and compaction asks it on every call."""
+"""Per protocol, the types whose instances pass its runtime check: that check looks at
+every member each time, and compaction asks it several times a call."""
+_FAILED: dict[type, dict[type, tuple[str, object]]] = {}
+"""Per protocol, the types whose instances failed it: a member the instance lacked, and
+the ABC cache token of then."""
 
 
 def _passes(counter: object, protocol: type) -> bool:
+    """`isinstance(counter, protocol)`, remembered per type where that is sound: a pass
+    for a type that has every member itself. A failure: an instance that lacks a member
+    fails the check unless its class passes the class check, whose answer the ABC caches
+    until a class is registered anywhere (a new cache token). So a type failed before, by
+    an instance lacking `member`, fails again while the token is the same and this
+    instance lacks that member too."""
+    kind = type(counter)
     passed = _PASSED.setdefault(protocol, set())
-    if type(counter) in passed:
+    if kind in passed:
         return True
+    failed = _FAILED.setdefault(protocol, {})
+    known = failed.get(kind)
+    token = get_cache_token()
+    if known is not None and known[1] == token and not hasattr(counter, known[0]):
+        return False
     if isinstance(counter, protocol):
-        passed.add(type(counter))
+        if all(hasattr(kind, m) for m in _members(protocol)):
+            passed.add(kind)
         return True
+    lacking = next((m for m in _members(protocol) if not hasattr(counter, m)), None)
+    if lacking is not None:
+        failed[kind] = lacking, token
     return False
+
+
+def _members(protocol: type) -> tuple[str, ...]:
+    """The members the runtime check of `protocol` looks for (typing leaves out only
+    names that start with an underscore)."""
+    return tuple(
+        name
+        for base in protocol.__mro__
+        if base not in (object, Protocol, Generic)
+        for name in (*vars(base), *getattr(base, "__annotations__", {}))
+        if not name.startswith("_")
+    )
