@@ -299,6 +299,9 @@ _ROWS: Final[dict[int, _Rows]] = {}
 
 def _read_words_of(folded: str) -> frozenset[str]:
     found = _GATE_WORDS[0].intersection(_LETTERS.findall(folded))
+    shared = _SHARED.get(found)
+    if shared is not None:
+        return shared
     words = frozenset(map(_GATED.__getitem__, found))  # the gates' strings, not the text's
     if len(_SHARED) >= _MAX_SHARED:
         _SHARED.clear()

@@ -218,10 +218,11 @@ _MAX_CHARS: Final = 400
 def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     rule = classify(sentence)
-    rest = UPDATE_LEAD.sub("", sentence.strip(), count=1)
+    text = sentence.strip()
+    rest = UPDATE_LEAD.sub("", text, count=1)
     if (
         rest
-        and rest != sentence.strip()
+        and rest != text
         and rule in (None, "correction")
         and not _COMMAND.match(fold(rest))
     ):
@@ -230,7 +231,6 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
             return inner  # "Update: the host is X" is a fact, "Scratch that, never Y" a rule
     if rule is not None:
         return rule
-    text = sentence.strip()
     if not _MIN_CHARS <= len(text) <= _MAX_CHARS or text.endswith("?"):
         return None
     folded = fold(text)
