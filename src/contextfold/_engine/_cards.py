@@ -333,11 +333,12 @@ def card_bounds(
     state, _ = new_card(existing, sources, None)
     if not state.statements:
         return CardBounds(0, 0)
-    full = _cost(render_card(state), counter) + REF_TOKENS_MAX * len(state.statements)
-    rules = CardState(tuple(s for s in state.statements if s.rank == RULE_RANK))
-    dense = _cost(render_card(rules, block=""), counter) + REF_TOKENS_MAX if rules.statements else 0
-    every = _cost(render_card(state, block=""), counter) + REF_TOKENS_MAX
-    return CardBounds(full, min(full, dense), min(full, every))
+    every = ordered(state.statements)  # the rules first, in the order they were made
+    full = _cost(render_ordered(every), counter) + REF_TOKENS_MAX * len(every)
+    rules = [s for s in every if s.rank == RULE_RANK]
+    dense = _cost(render_ordered(rules, block=""), counter) + REF_TOKENS_MAX if rules else 0
+    whole = _cost(render_ordered(every, block=""), counter) + REF_TOKENS_MAX
+    return CardBounds(full, min(full, dense), min(full, whole))
 
 
 Count = Callable[[str], int]

@@ -409,6 +409,8 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
             continue
         if words is None:
             words = frozenset(_words(new.text))
+            if not words:
+                return None  # no subject word: it shares none with any statement
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (

@@ -220,12 +220,7 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
     rule = classify(sentence)
     text = sentence.strip()
     rest = UPDATE_LEAD.sub("", text, count=1)
-    if (
-        rest
-        and rest != text
-        and rule in (None, "correction")
-        and not _COMMAND.match(fold(rest))
-    ):
+    if rest and rest != text and rule in (None, "correction") and not _COMMAND.match(fold(rest)):
         inner = statement_kind(rest[0].upper() + rest[1:])
         if inner in ("goal", "fact", "decision") or (rule is None and inner is not None):
             return inner  # "Update: the host is X" is a fact, "Scratch that, never Y" a rule
