@@ -43,6 +43,7 @@ from .._statements._card import (
     ordered,
     parse_card,
     render_card,
+    render_ordered,
     text_states_anything,
 )
 from .._statements._kinds import RULE_RANK
@@ -225,7 +226,8 @@ def fit_card(
     header's block reference is what keeps the span reachable from it)."""
     if not state.statements and span is None:
         return None
-    full = render_card(state)
+    every = ordered(state.statements)
+    full = render_ordered(every)
     if not dense and span is None and _cost(full, counter) <= room:
         return full
     if full_only:
@@ -237,29 +239,34 @@ def fit_card(
         entry += f"\n(messages folded out of view: {span})"
     block = archive.put(entry, label="card sources")
     refs.append(block)
-    low, high = 0, len(state.statements)
+    low, high = 0, len(every)
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_card(state, block=block, shown=mid), counter) <= room:
+        if _cost(render_ordered(every, block=block, shown=mid), counter) <= room:
             low = mid
         else:
             high = mid - 1
-    if low == 0 and not pointer and _cost(render_card(state, block=block, shown=0), counter) > room:
+    if (
+        low == 0
+        and not pointer
+        and _cost(render_ordered(every, block=block, shown=0), counter) > room
+    ):
         return None
-    shown, also = _most_present(state, block, low, room, counter)
-    return render_card(state, block=block, shown=shown, also=also)
+    shown, also = _most_present(every, block, low, room, counter)
+    return render_ordered(every, block=block, shown=shown, also=also)
 
 
 def _most_present(
-    state: CardState, block: str, most: int, room: int, counter: TokenCounter
+    every: list[Statement], block: str, most: int, room: int, counter: TokenCounter
 ) -> tuple[int, int]:
     """How many statements the dense card shows whole and how many on its "(also: ...)"
     line (rule 3): when every rule fits whole, every rule stays whole; past them (or when
     they do not all fit), the split with the most worth: a statement on the card counts
     one, a rule shown whole two (its words are what keeps the agent from breaking it);
-    on a tie, the most whole. `most`: how many fit whole."""
-    total = len(state.statements)
-    is_rule = (s.rank == RULE_RANK for s in ordered(state.statements))
+    on a tie, the most whole. `every`: the statements in card order; `most`: how many
+    fit whole."""
+    total = len(every)
+    is_rule = (s.rank == RULE_RANK for s in every)
     whole_rules = list(itertools.accumulate(is_rule, initial=0))  # rules among the first k
     rules = whole_rules[-1] if whole_rules[-1] <= most else 0
 
@@ -268,7 +275,7 @@ def _most_present(
 
     best = (most, 0)
     for shown in range(most, rules - 1, -1):
-        also = _also(state, block, shown, room, counter)
+        also = _also(every, block, shown, room, counter)
         if worth(shown, also) > worth(*best):
             best = (shown, also)
         if sum(best) == total:
@@ -276,12 +283,12 @@ def _most_present(
     return best
 
 
-def _also(state: CardState, block: str, shown: int, room: int, counter: TokenCounter) -> int:
+def _also(every: list[Statement], block: str, shown: int, room: int, counter: TokenCounter) -> int:
     """How many statements past the `shown` ones fit on the card's "(also: ...)" line."""
-    low, high = 0, len(state.statements) - shown
+    low, high = 0, len(every) - shown
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_card(state, block=block, shown=shown, also=mid), counter) <= room:
+        if _cost(render_ordered(every, block=block, shown=shown, also=mid), counter) <= room:
             low = mid
         else:
             high = mid - 1
@@ -326,11 +333,12 @@ def card_bounds(
     state, _ = new_card(existing, sources, None)
     if not state.statements:
         return CardBounds(0, 0)
-    full = _cost(render_card(state), counter) + REF_TOKENS_MAX * len(state.statements)
-    rules = CardState(tuple(s for s in state.statements if s.rank == RULE_RANK))
-    dense = _cost(render_card(rules, block=""), counter) + REF_TOKENS_MAX if rules.statements else 0
-    every = _cost(render_card(state, block=""), counter) + REF_TOKENS_MAX
-    return CardBounds(full, min(full, dense), min(full, every))
+    every = ordered(state.statements)  # the rules first, in the order they were made
+    full = _cost(render_ordered(every), counter) + REF_TOKENS_MAX * len(every)
+    rules = [s for s in every if s.rank == RULE_RANK]
+    dense = _cost(render_ordered(rules, block=""), counter) + REF_TOKENS_MAX if rules else 0
+    whole = _cost(render_ordered(every, block=""), counter) + REF_TOKENS_MAX
+    return CardBounds(full, min(full, dense), min(full, whole))
 
 
 Count = Callable[[str], int]

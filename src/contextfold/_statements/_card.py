@@ -37,7 +37,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter, is_
@@ -66,6 +66,7 @@ __all__ = [
     "extract_statements",
     "parse_card",
     "render_card",
+    "render_ordered",
     "text_states_anything",
 ]
 
@@ -257,13 +258,15 @@ class CardState:
         (rule 5). Each statement is judged on its own, so a card shown in part retires the
         same way. `explicit=False` (the caller knows the messages are newer) lets a plain
         restatement with a new value retire too (`_retires`)."""
+        if not self.statements:
+            return self, []  # nothing to retire: the messages are not read
         said = [
             Statement(text)
             for message in messages
             for text in _candidates(message, pinned=False)
             if is_update(text) or not explicit
         ]
-        if not said or not self.statements:
+        if not said:
             return self, []
         gone = [old for old in self.statements if any(_retires(new, old) for new in said)]
         if not gone:
@@ -406,6 +409,8 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
             continue
         if words is None:
             words = frozenset(_words(new.text))
+            if not words:
+                return None  # no subject word: it shares none with any statement
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
@@ -434,7 +439,14 @@ def render_card(
     """The card text: full (a reference per statement) or, with `block`, dense (one block
     reference); `shown` keeps only the first statements in card order, and `also` adds
     the values of the next ones on an "(also: ...)" line (dense only, rule 4)."""
-    every = ordered(state.statements)
+    return render_ordered(ordered(state.statements), block=block, shown=shown, also=also)
+
+
+def render_ordered(
+    every: Sequence[Statement], *, block: str | None = None, shown: int | None = None, also: int = 0
+) -> str:
+    """`render_card` of the state whose statements, in card order, are `every` (`ordered`:
+    a card fitted to its room is rendered again and again, and sorted once)."""
     items = every[:shown]
     if block is None:
         lines = [f"{CARD_HEADER} {CARD_INTRO}"]

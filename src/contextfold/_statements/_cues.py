@@ -245,9 +245,9 @@ _LEAD_IN: Final = re.compile(
 """A lead-in before the rule itself (rule 1): at most a few words, then a colon."""
 
 
-def fold(sentence: str) -> str:
-    """The sentence as cues read it: lowercase, straight quotes, single spaces."""
-    return normalize(sentence)
+fold: Final = normalize
+"""The sentence as cues read it: lowercase, straight quotes, single spaces (`normalize`
+itself: a hit is one lookup in C, with no call around it)."""
 
 
 def _read(sentence: str) -> tuple[Kind, str] | None:
@@ -279,21 +279,29 @@ def candidates(folded: str) -> _Rows:
 def _read_cues_needing(words: frozenset[str]) -> _Rows:
     """The cues, in CUES order, that need one of `words` (cached by the set `words_of`
     shares: sentences share a few combinations of them, and equal answers are one tuple)."""
-    by_word, table = _by_word(), compiled()
-    needed = _NEEDED.intersection(words)
-    found = tuple(table[i] for i in sorted({i for word in needed for i in by_word[word]}))
-    if len(_ROWS) >= _MAX_SHARED:
-        _ROWS.clear()
-    return _ROWS.setdefault(found, found)
+    masks = _masks()
+    mask = 0
+    for word in _NEEDED.intersection(words):
+        mask |= masks[word]
+    found = _ROWS.get(mask)
+    if found is None:
+        if len(_ROWS) >= _MAX_SHARED:
+            _ROWS.clear()
+        table = compiled()
+        found = _ROWS[mask] = tuple(table[i] for i in range(len(table)) if mask >> i & 1)
+    return found
 
 
 _cues_needing: Final = Memo(_read_cues_needing, 1 << 12)
-_ROWS: Final[dict[_Rows, _Rows]] = {}
-"""One object per distinct answer of `_read_cues_needing`."""
+_ROWS: Final[dict[int, _Rows]] = {}
+"""Each distinct answer of `_read_cues_needing` once, by the cues it holds (`_masks`)."""
 
 
 def _read_words_of(folded: str) -> frozenset[str]:
     found = _GATE_WORDS[0].intersection(_LETTERS.findall(folded))
+    shared = _SHARED.get(found)
+    if shared is not None:
+        return shared
     words = frozenset(map(_GATED.__getitem__, found))  # the gates' strings, not the text's
     if len(_SHARED) >= _MAX_SHARED:
         _SHARED.clear()
@@ -339,13 +347,13 @@ _NEEDED: Final = gated(frozenset().union(*(needs for _, needs, _ in CUES)))
 
 
 @cache
-def _by_word() -> dict[str, tuple[int, ...]]:
-    """Each `needs` word and the indexes of the cues that need it."""
-    out: dict[str, list[int]] = {}
+def _masks() -> dict[str, int]:
+    """Each `needs` word and the cues that need it, as bits (bit i: CUES[i])."""
+    out: dict[str, int] = {}
     for i, (_, needs, _) in enumerate(CUES):
         for word in needs:
-            out.setdefault(word, []).append(i)
-    return {word: tuple(found) for word, found in out.items()}
+            out[word] = out.get(word, 0) | 1 << i
+    return out
 
 
 def classify(sentence: str) -> Kind | None:

@@ -218,19 +218,14 @@ _MAX_CHARS: Final = 400
 def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     rule = classify(sentence)
-    rest = UPDATE_LEAD.sub("", sentence.strip(), count=1)
-    if (
-        rest
-        and rest != sentence.strip()
-        and rule in (None, "correction")
-        and not _COMMAND.match(fold(rest))
-    ):
+    text = sentence.strip()
+    rest = UPDATE_LEAD.sub("", text, count=1)
+    if rest and rest != text and rule in (None, "correction") and not _COMMAND.match(fold(rest)):
         inner = statement_kind(rest[0].upper() + rest[1:])
         if inner in ("goal", "fact", "decision") or (rule is None and inner is not None):
             return inner  # "Update: the host is X" is a fact, "Scratch that, never Y" a rule
     if rule is not None:
         return rule
-    text = sentence.strip()
     if not _MIN_CHARS <= len(text) <= _MAX_CHARS or text.endswith("?"):
         return None
     folded = fold(text)
@@ -285,11 +280,11 @@ def _read_subject_words(text: str) -> tuple[str, ...]:
 def _read_word_subjects(word: str) -> tuple[str, ...]:
     """The subject words one token gives, wherever it stands (cached: words recur)."""
     if word.isalpha():  # most tokens: one piece, no digit, no apostrophe
-        lowered = _lower(word)
-        if lowered in FILLER or lowered in _UPDATE_WORDS:
+        lowered = word.lower()
+        if lowered in _NOT_SUBJECTS:
             return ()
-        stem = _stem(lowered)
-        return (stem,) if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS else ()
+        stem = _stem(word if lowered == word else lowered)  # a stem shares its key's characters
+        return (stem,) if len(stem) > 1 and stem not in _NOT_STEMS else ()
     if _has_digit(word):
         return ()
     lowered = word.lower()
@@ -306,13 +301,10 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
-
-
-def _lower(word: str) -> str:
-    """`word.lower()`, the very object when that is `word` (a cached stem then shares its
-    key's characters)."""
-    lowered = word.lower()
-    return word if lowered == word else lowered
+_NOT_SUBJECTS: Final = FILLER | _UPDATE_WORDS
+"""Words that are never subject words (one lookup for both tables)."""
+_NOT_STEMS: Final = FILLER | VALUE_WORDS
+"""Stems that are never subject words."""
 
 
 def _has_digit(word: str) -> bool:
