@@ -260,6 +260,13 @@ def test_defined_names() -> None:
     assert defined_names(code) == ["class A", "def f", "async def g"[6:]]
 
 
+@pytest.mark.parametrize("limit", [1, 2, 3, 4])
+def test_defined_names_stop_at_the_limit(limit: int) -> None:
+    code = "def a(): ...\ndef a(): ...\nclass B:\n  def c(): ...\ndefine = 1\nclassy = 2\n"
+    assert defined_names(code, limit) == defined_names(code)[:limit]
+    assert defined_names("x = 1\n", limit) == []
+
+
 def test_normalize_and_clip() -> None:
     assert normalize("  Don\u2019t   DO this. ") == "don't do this"
     assert clip("a  b\nc", 10) == "a b c"

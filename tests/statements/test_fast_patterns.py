@@ -383,6 +383,15 @@ def test_shapes_gates(word: str) -> None:
     assert _shapes.shapes(word) == _plain_shapes(word)
 
 
+_LOWERCASE = st.text(st.characters(categories=("Ll", "Lo", "Lm", "Mn")) | st.sampled_from("mEW"))
+
+
+@given(words | _LOWERCASE)
+def test_lowercase_letters_alone_match_no_shape_whole(word: str) -> None:
+    if word.isalpha() and word.islower():
+        assert _SHAPES.fullmatch(word) is None
+
+
 @given(words)
 def test_words_without_a_shape_mark_have_no_shape(word: str) -> None:
     if _shapes._SHAPED.search(word) is None:

@@ -445,6 +445,15 @@ def _head_lines(text: str) -> list[str]:
 _DEFINITION: Final = re.compile(r"^\s*(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)", re.M)
 
 
-def defined_names(code: str) -> list[str]:
-    """`def name` / `class Name` for each definition in a code snippet, in order, unique."""
-    return list(dict.fromkeys(f"{kind} {name}" for kind, name in _DEFINITION.findall(code)))
+def defined_names(code: str, limit: int | None = None) -> list[str]:
+    """`def name` / `class Name` for each definition in a code snippet, in order, unique;
+    the first `limit` of them only, read no further than they are (code without `def` or
+    `class` is not searched)."""
+    if "def" not in code and "class" not in code:
+        return []
+    found: dict[str, None] = {}
+    for match in _DEFINITION.finditer(code):
+        found[f"{match.group(1)} {match.group(2)}"] = None
+        if len(found) == limit:
+            break
+    return list(found)

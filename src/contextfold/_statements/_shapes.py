@@ -8,12 +8,15 @@ Rules:
    number; a word no shape matches whole is searched for shapes inside it. Hyphenated or
    dotted names with a digit or a capital (`build-F1-3F9A.internal`, `archive-R1-3F9A`, a
    UUID) are one value (`slug`), never their pieces. Values are quoted verbatim.
-3. Speed never changes what is found (as `_facts` rule 5 says): a word with no mark of
-   any shape (_SHAPED) or too short for a value is not searched, bare digits are a
-   `number` without matching, a word is matched whole only against the shapes that can
-   start as it does and find the characters they need in it (`_NEEDS`) and searched
-   inside only for shapes that can find theirs (`_RARE`), and text with no URL and no
-   `,ddd` is split into words in C (a Python step per `()`, not per word).
+3. Speed never changes what is found (as `_facts` rule 5 says): a word too short for a
+   value is not read, one with no mark of any shape (_SHAPED) is not searched inside (a
+   word matched whole has one, so the mark is looked for only before the search), bare
+   digits are a `number` without matching, lowercase letters alone are matched whole
+   against nothing (every shape they could start needs a digit, a capital or a mark), a
+   word is matched whole only against the shapes that can start as it does and find the
+   characters they need in it (`_NEEDS`) and searched inside only for shapes that can
+   find theirs (`_RARE`), and text with no URL and no `,ddd` is split into words in C (a
+   Python step per `()`, not per word).
    tests/statements/test_fast_patterns.py checks each against the plain form.
 """
 
@@ -213,15 +216,19 @@ def shapes(word: str) -> list[tuple[str, str]]:
     """(role, value) for the shapes in one word (rule 2)."""
     if len(word) < _MIN_VALUE or _INTERESTING.search(word) is None:
         return []  # a value is part of the word, and `_clean` drops the short ones
-    if _SHAPED.search(word) is None:
-        return []
     stripped = word.rstrip(PUNCTUATION)
     if stripped.isdigit() and stripped.isascii() and _MIN_VALUE <= len(stripped) <= _MAX_VALUE:
         return [("number", stripped)]  # no shape before `number` matches bare digits whole
-    whole = _whole_shape(stripped)
-    matches = [whole] if whole is not None else _inner(word)
+    whole = None if stripped.isalpha() and stripped.islower() else _whole_shape(stripped)
+    if whole is not None:  # a match in `stripped`: _SHAPED would find its mark (rule 3)
+        role = whole.lastgroup or "value"
+        role = _ALIASES.get(role, role)
+        value = _clean(stripped, role)  # `whole.group()` is `stripped`
+        return [] if value is None else [(role, value)]
+    if _SHAPED.search(word) is None:
+        return []
     out: list[tuple[str, str]] = []
-    for match in matches:
+    for match in _inner(word):
         role = _ALIASES.get(match.lastgroup or "value", match.lastgroup or "value")
         value = _clean(match.group(), role)
         if value is not None:

@@ -92,6 +92,8 @@ _DECISIONS_PER_MESSAGE: Final = 2
 _CLIP: Final = 200
 _STATE_TRIES: Final = 8
 """How many of the newest assistant texts may be read for what happens next."""
+_DEFINED_PER_FILE: Final = 3
+"""Definitions a call's code is read for, per file it names."""
 _SLOT: Final = 1 << 20
 """Entry seqs are `message index * _SLOT + k`: message order first, then order within."""
 
@@ -330,7 +332,7 @@ def _files(out: _Reader, name: str, args: dict[str, object], ref: str) -> None:
             for code_key in ("old_str", "new_str", "file_text"):
                 code = args.get(code_key)
                 if isinstance(code, str):
-                    for defined in defined_names(code)[:3]:
+                    for defined in defined_names(code, _DEFINED_PER_FILE):
                         _add(out, "files", defined, ref, group=value)
 
 
