@@ -28,13 +28,18 @@ Rules:
    moved past, takes the room under the target (at least its prune size, when the budget
    has it), so an agent loop's next turn does not compact again at once.
 7. Measured on demand, the same plan: whether the messages fit is settled by measuring
-   units newest first until those alone are over the goal; prune and mask passes that the
-   fold would undo (a summarize step follows and even every unit at its cheapest would
-   not fit) are skipped, which the newest-first scan that finds the fold's cut shows; a
-   removed unit is measured in the relax pass only when its floor could fit, and a repeated
-   relax pass stops, while it has changed nothing, at the previous pass's oldest change
-   (the older units were tried in the state that pass left: they fail again). Every choice
-   is the one made with every cost known (checked against tests/planning/reference_planner).
+   the protected units (every plan measures them), then the others newest first, until
+   those alone are over the goal; a unit kept whole that a pass removes is not measured
+   when its floor shows it costs something; prune and mask passes that the fold would
+   undo (a summarize step follows and even every unit at its cheapest would not fit) are
+   skipped, which the newest-first scan that finds the fold's cut shows; a removed unit is
+   measured in the relax pass only when its floor could fit, and a repeated relax pass
+   stops, while it has changed nothing, at the previous pass's oldest change (the older
+   units were tried in the state that pass left: they fail again). When the floor with
+   the smallest preamble is over the limit nothing fits: the relax passes (which keep
+   only what fits) are skipped, and a tail unit whose ladder ends in a removal takes it at
+   once. Every choice is the one made with every cost known (checked against
+   tests/planning/reference_planner).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.TRIM,
 )
 _GONE = (_FOLD, _DROP)
+_NONE = Protection.NONE
 
 
 class _Work:
@@ -71,6 +77,8 @@ class _Work:
         """Kept whole and not yet measured: its tokens are not in `known`."""
         self._n_open = n
         self._newest_open = n - 1
+        self._protected = [i for i in range(n - 1, -1, -1) if self.flags[i].protection is not _NONE]
+        """Protected units not measured yet, the oldest last: measured first (rule 7)."""
         self.known = 0
         """Exact tokens of every unit that is not open, under its action."""
         self.folded = 0
@@ -79,6 +87,8 @@ class _Work:
         """Maximal runs of removed (folded or dropped) units."""
         self.small = False
         """Whether folds use the small summary reserve."""
+        self.hopeless = False
+        """The floor alone with the smallest overhead is over the limit: nothing ever fits."""
         self.goal = budget.available
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
@@ -93,6 +103,10 @@ class _Work:
                 self._n_open -= 1
                 self.known += measured.tokens
         return measured
+
+    def unmeasured(self, i: int) -> bool:
+        """Whether unit i is kept whole and not measured yet."""
+        return self._open[i]
 
     def cost(self, i: int, action: Action) -> int | None:
         """Tokens of unit i under `action`, None when the action does not apply."""
@@ -117,7 +131,12 @@ class _Work:
         return self.known
 
     def _next_open(self) -> int:
-        """The newest open unit."""
+        """The oldest open protected unit (every plan measures them), else the newest."""
+        protected = self._protected
+        while protected:
+            if self._open[protected[-1]]:
+                return protected[-1]
+            protected.pop()
         while not self._open[self._newest_open]:
             self._newest_open -= 1
         return self._newest_open
@@ -177,8 +196,10 @@ class _Work:
         return self.body + self.overhead()
 
     def fits(self) -> bool:
-        """Whether the estimate is within the goal, measuring newest first only until the
-        measured units alone are over it (rule 7)."""
+        """Whether the estimate is within the goal, measuring the protected units first,
+        then newest first, only until the measured units alone are over it (rule 7)."""
+        if self.hopeless:
+            return False
         extra = self.overhead()
         while self.known + extra <= self.goal:
             if not self._n_open:
@@ -206,6 +227,7 @@ def plan(
     if work.fits():
         return _result(work, len(work.actions), "fits without compaction")
     tail_start = _tail_start(work, steps, tail_share)
+    work.hopeless = _hopeless(work)
     old = [i for i in range(tail_start) if work.flags[i].protection is Protection.NONE]
     _greedy(work, (i for i in old if work.flags[i].droppable), _DROP)
     undone = False
@@ -227,6 +249,22 @@ def plan(
         work.goal = budget.available
     _relax(work, steps)  # newest first; it stops at a trimmed unit (rule 5)
     return _result(work, tail_start, _reason(work))
+
+
+def _hopeless(work: _Work) -> bool:
+    """Whether the floor (the hard-protected units, all measured by `_tail_start`) with the
+    smallest preamble any plan could have is over the limit: then no plan fits, every pass
+    runs to its end and the relax passes change nothing (rule 7)."""
+    budget = work.budget
+    if budget.bridge < 0:
+        return False
+    preambles = [budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped]
+    if budget.preamble_folded_small is not None:
+        preambles.append(budget.preamble_folded_small)
+    hard = sum(
+        work.measure(i).tokens for i, f in enumerate(work.flags) if f.protection is Protection.HARD
+    )
+    return hard + min(preambles) > work.limit
 
 
 def _apply(
@@ -256,6 +294,8 @@ def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
     start = len(flags)
     for i in range(len(flags) - 1, -1, -1):
         if flags[i].protection is Protection.NONE:
+            if not limit and work.costs.floor(i, 0) > 0:
+                break  # no room at all, and the unit costs something: no need to measure it
             tokens = work.measure(i).tokens
             if used + tokens > limit:
                 break
@@ -265,13 +305,19 @@ def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
 
 
 def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
-    """Apply `action`, oldest first, wherever it saves tokens, until the messages fit."""
+    """Apply `action`, oldest first, wherever it saves tokens, until the messages fit; a
+    unit kept whole and not measured yet is removed unmeasured when its floor is over 0."""
     for i in units:
         if work.fits():
             return
         new = work.cost(i, action)
+        if new is None:
+            continue
+        if not new and work.unmeasured(i) and work.costs.floor(i, 0) > 0:
+            work.set(i, action)  # kept whole (unmeasured), it costs more than nothing
+            continue
         current = work.cost(i, work.actions[i])
-        if new is not None and current is not None and new < current:
+        if current is not None and new < current:
             work.set(i, action)
 
 
@@ -402,7 +448,10 @@ def _yield_tail(work: _Work, steps: Chain) -> None:
         ladder.append(_FOLD)
     elif steps.get("drop"):
         ladder.append(_DROP)
+    gone = ladder[-1] if ladder and ladder[-1] in _GONE else None
     for i in _tail(work):
+        if gone is not None and _gone_at_once(work, i, gone):
+            continue
         for action in ladder:
             if work.fits():
                 return
@@ -412,9 +461,20 @@ def _yield_tail(work: _Work, steps: Chain) -> None:
                 work.set(i, action)
 
 
+def _gone_at_once(work: _Work, i: int, gone: Action) -> bool:
+    """Remove tail unit `i` with `gone`, the ladder's last step, when nothing can fit and
+    the unit costs something under any other action: the ladder would end there (rule 7)."""
+    if not work.hopeless or work.cost(i, gone) is None or work.costs.floor(i, 0) <= 0:
+        return False
+    work.set(i, gone)
+    return True
+
+
 def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None:
     """Newest first, give every unit (or those in `only`) the least compaction that still
     fits (rule 5)."""
+    if work.hopeless:
+        return  # nothing fits: every lighter action would be tried and taken back (rule 7)
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)
