@@ -45,6 +45,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
@@ -161,6 +162,26 @@ class _Work:
             neighbours = self._gone_beside(i)
             self.runs += (1 - neighbours) if gone else (neighbours - 1)
         self.actions[i] = action
+
+    def remove(self, units: Iterable[int], action: Action) -> None:
+        """`set(i, action)` for each of `units`, `action` a removal (fold or drop; each unit
+        must allow it): the same state, the runs counted once at the end."""
+        actions, is_open = self.actions, self._open
+        for i in units:
+            old = actions[i]
+            if old is action:
+                continue
+            if is_open[i]:  # leaves unmeasured: its tokens never counted
+                is_open[i] = False
+                self._n_open -= 1
+            else:
+                old_cost = self.cost(i, old)
+                assert old_cost is not None
+                self.known -= old_cost
+            self.folded += (action is _FOLD) - (old is _FOLD)
+            self.dropped += (action is _DROP) - (old is _DROP)
+            actions[i] = action
+        self.runs = sum(gone for gone, _ in groupby(actions, _GONE.__contains__))
 
     def try_set(self, i: int, action: Action) -> bool:
         """Give unit i `action` if the messages then fit; whether they do."""
@@ -400,8 +421,7 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
         over = _over(work, units[1:], _passes(steps), room)
         needed = 1 if over is None else over + 2
     k = min(n, max(needed, eviction.count(n)))
-    for i in units[:k]:
-        work.set(i, _FOLD)
+    work.remove(units[:k], _FOLD)
     remaining = units[k:]
     for i in remaining:
         if work.actions[i] is not _KEEP:  # undo what a pass before the fold did
@@ -431,9 +451,7 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         _yield_tail(work, steps)
     if not work.fits() and steps.get("drop"):
         work.small = False
-        for i in range(n):
-            if work.actions[i] is _FOLD:
-                work.set(i, _DROP)
+        work.remove([i for i in range(n) if work.actions[i] is _FOLD], _DROP)
 
 
 def _tail(work: _Work) -> list[int]:
