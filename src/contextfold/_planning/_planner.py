@@ -402,6 +402,8 @@ def _undone_by_fold(
         return False
     if any(not work.flags[i].foldable for i in old if work.actions[i] is not _DROP):
         return False
+    if work.hopeless:  # the room below is under the floor's excess: negative
+        return True
     units = _foldable(work, old)
     passes = [_PRUNE if isinstance(s, Prune) else _MASK for s in rest[:between]]
     room = work.goal - _rest(work, units) - work.overhead()
@@ -413,8 +415,11 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
     units = _foldable(work, old)
     if not units:
         return
-    room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
     n = len(units)
+    if work.hopeless:  # the rest holds the floor: the room is negative
+        room = -1
+    else:
+        room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
     if room < 0:
         needed = n
     else:
