@@ -55,6 +55,9 @@ from ._validation import Problem
 
 P = TypeVar("P")
 
+_DEFAULT_POLICY = Policy()
+"""The policy when none is given (frozen: one value serves every call)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompactResult(Generic[P]):
@@ -108,7 +111,8 @@ def _job(
         raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
     plain = to_plain(payload)
     fmt, conversation = parse_plain(plain, format)
-    resolved = (policy or Policy()).replace(**options) if options else (policy or Policy())
+    base = policy or _DEFAULT_POLICY
+    resolved = base.replace(**options) if options else base
     tokens = resolve_counter(model, fmt, counter)
     overhead = fixed_overhead(conversation, tokens)
     counts = Counts(tokens, conversation.messages)

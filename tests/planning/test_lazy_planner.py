@@ -111,3 +111,43 @@ def test_a_deep_fold_measures_only_the_units_near_the_cut() -> None:
     assert result == reference_planner.plan(costs, budget, steps)
     assert result.folds
     assert len(lazy.measured) < 600  # of 2,002: the kept units and the cut, not the history
+
+
+_FOLDING = [
+    chain(prune(), mask(), summarize(), drop()),
+    chain(prune(), summarize()),
+    chain(mask(), summarize(eviction=evict_fraction(0.5)), drop()),
+    chain(prune(), mask(), summarize(eviction=retain_last(3))),
+    chain(summarize(), drop()),
+]
+"""Chains whose prune and mask passes a fold follows at once."""
+
+
+@given(
+    st.lists(unit_costs(), max_size=40),
+    budgets(),
+    st.one_of(chains, st.sampled_from(_FOLDING)),
+    st.floats(0, 1),
+    st.data(),
+)
+def test_a_plan_that_cannot_fit_is_the_reference_plan(
+    costs: list[UnitCost], budget: PlanBudget, steps: Chain, tail: float, data: st.DataObject
+) -> None:
+    """The floor over the limit (with the smallest preamble): the planner skips what cannot
+    change the plan (the relax passes, the tail's lighter forms, measuring what leaves), and
+    with a chain that folds it measures only protected units and units whose floor is 0."""
+    preambles = [budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped]
+    if budget.preamble_folded_small is not None:
+        preambles.append(budget.preamble_folded_small)
+    limit = budget.available if budget.limit is None else max(budget.limit, budget.available)
+    over = data.draw(st.integers(1, 4000))
+    hard = UnitCost(max(0, limit - min(preambles)) + over, protection=Protection.HARD)
+    costs = [hard, *costs]
+    floors = [data.draw(st.integers(0, _cheapest(c))) for c in costs]
+    lazy = Recorded(costs, floors)
+    result = plan(lazy, budget, steps, tail)
+    assert result == reference_planner.plan(costs, budget, steps, tail)
+    assert not result.fits
+    if steps in _FOLDING:
+        for i in lazy.measured:
+            assert costs[i].protection is not Protection.NONE or floors[i] == 0

@@ -332,14 +332,13 @@ def _plan(
     reserve = reserve_for(policy, settings.budget)
     small = reserve_for(policy, settings.budget, small=True)
     bridge = _bridge_cost(counter) if SHAPES[settings.format].alternate else 0
+    cap = summary_cap(0, counter)  # the summary message without its reserve
     budget = PlanBudget(
         available=available,
         limit=settings.budget - settings.overhead,
         preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
-        preamble_folded=card + summary_cap(reserve, counter) + bridge,
-        preamble_folded_small=min(card, max(bounds.rules, bounds.dense))
-        + summary_cap(small, counter)
-        + bridge,
+        preamble_folded=card + cap + reserve + bridge,
+        preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
         preamble_dropped=card + current + bridge,
         bridge=bridge,
     )

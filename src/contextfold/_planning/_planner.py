@@ -28,18 +28,24 @@ Rules:
    moved past, takes the room under the target (at least its prune size, when the budget
    has it), so an agent loop's next turn does not compact again at once.
 7. Measured on demand, the same plan: whether the messages fit is settled by measuring
-   units newest first until those alone are over the goal; prune and mask passes that the
-   fold would undo (a summarize step follows and even every unit at its cheapest would
-   not fit) are skipped, which the newest-first scan that finds the fold's cut shows; a
-   removed unit is measured in the relax pass only when its floor could fit, and a repeated
-   relax pass stops, while it has changed nothing, at the previous pass's oldest change
-   (the older units were tried in the state that pass left: they fail again). Every choice
-   is the one made with every cost known (checked against tests/planning/reference_planner).
+   the protected units (every plan measures them), then the others newest first, until
+   those alone are over the goal; a unit kept whole that a pass removes is not measured
+   when its floor shows it costs something; prune and mask passes that the fold would
+   undo (a summarize step follows and even every unit at its cheapest would not fit) are
+   skipped, which the newest-first scan that finds the fold's cut shows; a removed unit is
+   measured in the relax pass only when its floor could fit, and a repeated relax pass
+   stops, while it has changed nothing, at the previous pass's oldest change (the older
+   units were tried in the state that pass left: they fail again). When the floor with
+   the smallest preamble is over the limit nothing fits: the relax passes (which keep
+   only what fits) are skipped, and a tail unit whose ladder ends in a removal takes it at
+   once. Every choice is the one made with every cost known (checked against
+   tests/planning/reference_planner).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
@@ -54,6 +60,7 @@ _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.TRIM,
 )
 _GONE = (_FOLD, _DROP)
+_NONE = Protection.NONE
 
 
 class _Work:
@@ -71,6 +78,8 @@ class _Work:
         """Kept whole and not yet measured: its tokens are not in `known`."""
         self._n_open = n
         self._newest_open = n - 1
+        self._protected = [i for i in range(n - 1, -1, -1) if self.flags[i].protection is not _NONE]
+        """Protected units not measured yet, the oldest last: measured first (rule 7)."""
         self.known = 0
         """Exact tokens of every unit that is not open, under its action."""
         self.folded = 0
@@ -79,6 +88,8 @@ class _Work:
         """Maximal runs of removed (folded or dropped) units."""
         self.small = False
         """Whether folds use the small summary reserve."""
+        self.hopeless = False
+        """The floor alone with the smallest overhead is over the limit: nothing ever fits."""
         self.goal = budget.available
         self.limit = (
             budget.available if budget.limit is None else max(budget.limit, budget.available)
@@ -93,6 +104,10 @@ class _Work:
                 self._n_open -= 1
                 self.known += measured.tokens
         return measured
+
+    def unmeasured(self, i: int) -> bool:
+        """Whether unit i is kept whole and not measured yet."""
+        return self._open[i]
 
     def cost(self, i: int, action: Action) -> int | None:
         """Tokens of unit i under `action`, None when the action does not apply."""
@@ -117,7 +132,12 @@ class _Work:
         return self.known
 
     def _next_open(self) -> int:
-        """The newest open unit."""
+        """The oldest open protected unit (every plan measures them), else the newest."""
+        protected = self._protected
+        while protected:
+            if self._open[protected[-1]]:
+                return protected[-1]
+            protected.pop()
         while not self._open[self._newest_open]:
             self._newest_open -= 1
         return self._newest_open
@@ -142,6 +162,26 @@ class _Work:
             neighbours = self._gone_beside(i)
             self.runs += (1 - neighbours) if gone else (neighbours - 1)
         self.actions[i] = action
+
+    def remove(self, units: Iterable[int], action: Action) -> None:
+        """`set(i, action)` for each of `units`, `action` a removal (fold or drop; each unit
+        must allow it): the same state, the runs counted once at the end."""
+        actions, is_open = self.actions, self._open
+        for i in units:
+            old = actions[i]
+            if old is action:
+                continue
+            if is_open[i]:  # leaves unmeasured: its tokens never counted
+                is_open[i] = False
+                self._n_open -= 1
+            else:
+                old_cost = self.cost(i, old)
+                assert old_cost is not None
+                self.known -= old_cost
+            self.folded += (action is _FOLD) - (old is _FOLD)
+            self.dropped += (action is _DROP) - (old is _DROP)
+            actions[i] = action
+        self.runs = sum(gone for gone, _ in groupby(actions, _GONE.__contains__))
 
     def try_set(self, i: int, action: Action) -> bool:
         """Give unit i `action` if the messages then fit; whether they do."""
@@ -177,8 +217,10 @@ class _Work:
         return self.body + self.overhead()
 
     def fits(self) -> bool:
-        """Whether the estimate is within the goal, measuring newest first only until the
-        measured units alone are over it (rule 7)."""
+        """Whether the estimate is within the goal, measuring the protected units first,
+        then newest first, only until the measured units alone are over it (rule 7)."""
+        if self.hopeless:
+            return False
         extra = self.overhead()
         while self.known + extra <= self.goal:
             if not self._n_open:
@@ -206,6 +248,7 @@ def plan(
     if work.fits():
         return _result(work, len(work.actions), "fits without compaction")
     tail_start = _tail_start(work, steps, tail_share)
+    work.hopeless = _hopeless(work)
     old = [i for i in range(tail_start) if work.flags[i].protection is Protection.NONE]
     _greedy(work, (i for i in old if work.flags[i].droppable), _DROP)
     undone = False
@@ -227,6 +270,22 @@ def plan(
         work.goal = budget.available
     _relax(work, steps)  # newest first; it stops at a trimmed unit (rule 5)
     return _result(work, tail_start, _reason(work))
+
+
+def _hopeless(work: _Work) -> bool:
+    """Whether the floor (the hard-protected units, all measured by `_tail_start`) with the
+    smallest preamble any plan could have is over the limit: then no plan fits, every pass
+    runs to its end and the relax passes change nothing (rule 7)."""
+    budget = work.budget
+    if budget.bridge < 0:
+        return False
+    preambles = [budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped]
+    if budget.preamble_folded_small is not None:
+        preambles.append(budget.preamble_folded_small)
+    hard = sum(
+        work.measure(i).tokens for i, f in enumerate(work.flags) if f.protection is Protection.HARD
+    )
+    return hard + min(preambles) > work.limit
 
 
 def _apply(
@@ -256,6 +315,8 @@ def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
     start = len(flags)
     for i in range(len(flags) - 1, -1, -1):
         if flags[i].protection is Protection.NONE:
+            if not limit and work.costs.floor(i, 0) > 0:
+                break  # no room at all, and the unit costs something: no need to measure it
             tokens = work.measure(i).tokens
             if used + tokens > limit:
                 break
@@ -265,13 +326,19 @@ def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
 
 
 def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
-    """Apply `action`, oldest first, wherever it saves tokens, until the messages fit."""
+    """Apply `action`, oldest first, wherever it saves tokens, until the messages fit; a
+    unit kept whole and not measured yet is removed unmeasured when its floor is over 0."""
     for i in units:
         if work.fits():
             return
         new = work.cost(i, action)
+        if new is None:
+            continue
+        if not new and work.unmeasured(i) and work.costs.floor(i, 0) > 0:
+            work.set(i, action)  # kept whole (unmeasured), it costs more than nothing
+            continue
         current = work.cost(i, work.actions[i])
-        if new is not None and current is not None and new < current:
+        if current is not None and new < current:
             work.set(i, action)
 
 
@@ -335,6 +402,8 @@ def _undone_by_fold(
         return False
     if any(not work.flags[i].foldable for i in old if work.actions[i] is not _DROP):
         return False
+    if work.hopeless:  # the room below is under the floor's excess: negative
+        return True
     units = _foldable(work, old)
     passes = [_PRUNE if isinstance(s, Prune) else _MASK for s in rest[:between]]
     room = work.goal - _rest(work, units) - work.overhead()
@@ -346,16 +415,18 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
     units = _foldable(work, old)
     if not units:
         return
-    room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
     n = len(units)
+    if work.hopeless:  # the rest holds the floor: the room is negative
+        room = -1
+    else:
+        room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
     if room < 0:
         needed = n
     else:
         over = _over(work, units[1:], _passes(steps), room)
         needed = 1 if over is None else over + 2
     k = min(n, max(needed, eviction.count(n)))
-    for i in units[:k]:
-        work.set(i, _FOLD)
+    work.remove(units[:k], _FOLD)
     remaining = units[k:]
     for i in remaining:
         if work.actions[i] is not _KEEP:  # undo what a pass before the fold did
@@ -385,9 +456,7 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         _yield_tail(work, steps)
     if not work.fits() and steps.get("drop"):
         work.small = False
-        for i in range(n):
-            if work.actions[i] is _FOLD:
-                work.set(i, _DROP)
+        work.remove([i for i in range(n) if work.actions[i] is _FOLD], _DROP)
 
 
 def _tail(work: _Work) -> list[int]:
@@ -402,7 +471,10 @@ def _yield_tail(work: _Work, steps: Chain) -> None:
         ladder.append(_FOLD)
     elif steps.get("drop"):
         ladder.append(_DROP)
+    gone = ladder[-1] if ladder and ladder[-1] in _GONE else None
     for i in _tail(work):
+        if gone is not None and _gone_at_once(work, i, gone):
+            continue
         for action in ladder:
             if work.fits():
                 return
@@ -412,9 +484,20 @@ def _yield_tail(work: _Work, steps: Chain) -> None:
                 work.set(i, action)
 
 
+def _gone_at_once(work: _Work, i: int, gone: Action) -> bool:
+    """Remove tail unit `i` with `gone`, the ladder's last step, when nothing can fit and
+    the unit costs something under any other action: the ladder would end there (rule 7)."""
+    if not work.hopeless or work.cost(i, gone) is None or work.costs.floor(i, 0) <= 0:
+        return False
+    work.set(i, gone)
+    return True
+
+
 def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None:
     """Newest first, give every unit (or those in `only`) the least compaction that still
     fits (rule 5)."""
+    if work.hopeless:
+        return  # nothing fits: every lighter action would be tried and taken back (rule 7)
     summarize = steps.get("summarize")
     folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
     allowed = None if only is None else frozenset(only)

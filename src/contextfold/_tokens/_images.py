@@ -95,7 +95,9 @@ _PREFIXES: Final = sorted(_RULES, key=len, reverse=True)
 
 def image_rule_for(model: str | None, *, anthropic_format: bool = False) -> ImageRule:
     """The pricing rule for `model`; unknown models get gpt-4o tiles (Anthropic area)."""
-    name = (model or "").strip().lower().rpartition("/")[2]
+    if not model:  # no name: no prefix matches it (none is empty)
+        return ANTHROPIC_AREA if anthropic_format else GPT_4O
+    name = model.strip().lower().rpartition("/")[2]
     for prefix in _PREFIXES:
         if name.startswith(prefix):
             return _RULES[prefix]
