@@ -176,6 +176,14 @@ def test_seen_counts_second_sightings() -> None:
     assert not seen.again(Text("a"))  # forgotten when full
 
 
+def test_seen_tells_turns_apart_by_their_last_part_too() -> None:
+    seen = Seen(8)
+    for n in range(4):  # empty text, then a distinct call: each turn met for the first time
+        call = ToolCall(f"c{n}", "f", "{}")
+        assert not seen.again(Message("assistant", (Text(""), call)))
+    assert seen.again(Message("assistant", (Text(""), ToolCall("c0", "f", "{}"))))
+
+
 def test_seen_forgets_in_place() -> None:
     seen = Seen(4)
     seen.again(Text("a"))

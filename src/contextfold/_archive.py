@@ -128,6 +128,11 @@ class Archive:
         canonical = text.encode("utf-8", "surrogatepass")
         store = self._store
         kept = None if memory is None else _kept(item, len(text))
+        if memory is not None and kept is not None:  # the common case: a new deferred record
+            ref = reference(canonical)
+            made = _Deferred(kind, kept, label, 0)
+            if memory.put_deferred(ref, made) is made:
+                return ref
         for probe in range(MAX_PROBES):
             ref = reference(canonical, probe)
             if memory is not None and kept is not None:
@@ -231,10 +236,11 @@ class _Deferred:
 
 def _kept(item: Archivable, size: int) -> Archivable | None:
     """What the memory store keeps of `item` until its record is read; None to write the
-    record at once (rule 5)."""
-    if unchanging(item):
-        return item
-    return private_copy(item) if size > COPY_OVER else None
+    record at once (rule 5). A long item goes straight to `private_copy`, which gives the
+    item itself when nothing in it can change (one walk, not `unchanging`'s and its own)."""
+    if size > COPY_OVER:
+        return private_copy(item)
+    return item if unchanging(item) else None
 
 
 class _Known(NamedTuple):

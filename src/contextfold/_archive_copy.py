@@ -71,6 +71,8 @@ def private_copy(item: Kept) -> Kept | None:
     if isinstance(item, str):
         return item
     if type(item) is Message:
+        if _plain_extras(item.extras) and all(map(_unchanging_part, item.parts)):
+            return item  # `unchanging`: most messages are, and that walk builds nothing
         parts, extras = _parts(item.parts), _extras(item.extras)
         if parts is None or extras is None:
             return None
@@ -98,7 +100,18 @@ def _leaf(part: Part) -> Part | None:
     extras = _extras(part.extras)
     if extras is None:
         return None
-    return part if extras is part.extras else replace(part, extras=extras)
+    if extras is part.extras:
+        return part
+    build = _WITH_EXTRAS.get(type(part))
+    return replace(part, extras=extras) if build is None else build(part, extras)
+
+
+_WITH_EXTRAS: Final[dict[type[Any], Callable[[Any, Mapping[str, object]], Part]]] = {
+    Text: lambda p, e: Text(p.text, extras=e, kind=p.kind),
+    ToolCall: lambda p, e: ToolCall(p.id, p.name, p.arguments, extras=e, kind=p.kind),
+}
+"""`dataclasses.replace(part, extras=e)` built directly, for the parts whose extras most
+often hold layout lists (replace costs about twice the copy)."""
 
 
 def _tool_result(part: ToolResult) -> ToolResult | None:
@@ -162,10 +175,20 @@ def _value(value: object, depth: int) -> object:
 
 def _mapping(mapping: Mapping[object, object], depth: int) -> object:
     pairs: dict[object, object] = {}
+    inner = depth + 1
     for key, value in mapping.items():
+        kind = type(value)
         if type(key) not in _SCALARS:
             return _NONE
-        copied = value if type(value) in _SCALARS else _value(value, depth + 1)
+        if kind in _SCALARS:
+            pairs[key] = value
+            continue
+        if kind is list and inner < MAX_DEPTH:  # `_value` of a layout's key order, at once
+            items = tuple(cast("list[object]", value))
+            if _plain(items):
+                pairs[key] = items
+                continue
+        copied = _value(value, inner)
         if copied is _NONE:
             return _NONE
         pairs[key] = copied

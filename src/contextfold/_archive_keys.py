@@ -190,9 +190,12 @@ def glance(item: object) -> int:
     if type(item) is str:
         return hash(item)
     try:
-        if type(item) is Message:
-            parts = item.parts
-            return hash((item.role, len(parts), _look(parts[0]) if parts else None))
+        if type(item) is Message:  # the first part and the last (an assistant turn's
+            parts = item.parts  # text is often empty or alike; its call is not)
+            size = len(parts)
+            if size > 1:
+                return hash((item.role, size, _look(parts[0]), _look(parts[-1])))
+            return hash((item.role, size, _look(parts[0]) if parts else None))
         return hash(_look(item))
     except (TypeError, LookupError):  # a field of the wrong type: a glance only saves work
         return 0

@@ -104,3 +104,46 @@ def test_other_calls_take_the_general_path() -> None:
     ]
     for raw in layouts:
         assert chat._common_calls(raw) is None
+
+
+_parts = st.lists(
+    st.tuples(texts, st.sampled_from(["plain", "backwards", "extra", "other type"])),
+    min_size=1,
+    max_size=3,
+)
+
+
+def _text_part(text: str, layout: str) -> dict[str, object]:
+    part: dict[str, object] = {"type": "text", "text": text}
+    if layout == "backwards":
+        return {"text": text, "type": "text"}
+    if layout == "extra":
+        part["cache_control"] = {"type": "ephemeral"}
+    if layout == "other type":
+        part["type"] = "refusal"
+    return part
+
+
+@given(
+    _parts,
+    st.sampled_from(["none", "named", "null name", "odd name"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_listed_tool_results_read_as_the_general_path(
+    parts: list[tuple[str, str]], name: str, extra: bool, backwards: bool
+) -> None:
+    content = [_text_part(text, layout) for text, layout in parts]
+    raw: dict[str, object] = {"role": "tool", "tool_call_id": "c", "content": content}
+    names: dict[str, object] = {"named": "n", "null name": None, "odd name": 3}
+    if name in names:
+        raw["name"] = names[name]
+    if extra:
+        raw["cache_control"] = {"type": "ephemeral"}
+    if backwards:
+        raw = dict(reversed(raw.items()))
+    made = chat._common(raw)
+    if made is None:  # a layout the fast path leaves to the general one
+        assert name == "odd name" or any(layout != "plain" for _, layout in parts)
+        return
+    _same(made, raw)

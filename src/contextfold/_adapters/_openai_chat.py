@@ -137,7 +137,7 @@ def _common(raw: dict[str, object]) -> Message | None:
     message. What the general path reads from these, without its bookkeeping."""
     content = raw.get("content")
     if type(content) is not str:
-        return None
+        return _listed_result(raw, content) if type(content) is list else None
     role, size = raw.get("role"), len(raw)
     if size == 2 and type(role) is str and role in _PLAIN_ROLES:
         # the key order, if not canonical: with two keys, "role" first is canonical
@@ -152,6 +152,28 @@ def _common(raw: dict[str, object]) -> Message | None:
     if type(name) is not str:
         return None
     return Message("tool", result, name=name, extras=freeze(leftovers(raw, _NAMED_RESULT)))
+
+
+def _listed_result(raw: dict[str, object], content: list[object]) -> Message | None:
+    """A tool message whose content is a list of plain text parts (`type` then `text`,
+    nothing else), read at once; None for any other message. What the general path reads
+    from it: the list form and every key not mapped stay in extras."""
+    call_id, name = raw.get("tool_call_id"), raw.get("name")
+    if raw.get("role") != "tool" or type(call_id) is not str or not content:
+        return None
+    if name is not None and type(name) is not str:
+        return None
+    texts: list[Part] = []
+    for part in content:
+        if type(part) is not dict or len(part) != 2 or next(iter(part)) != "type":
+            return None
+        text = part.get("text")
+        if part["type"] != "text" or type(text) is not str:
+            return None
+        texts.append(Text(text))
+    extras = leftovers(raw, _TOOL_RESULT if name is None else _NAMED_RESULT)
+    extras[FORM] = "list"
+    return Message("tool", (ToolResult(call_id, tuple(texts)),), name=name, extras=extras)
 
 
 _WITH_CALLS: Final = ["role", "content", "tool_calls"]
