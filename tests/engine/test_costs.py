@@ -2,7 +2,8 @@
 
 A floor adds up message by message only until it is over what the planner asks about, so
 whatever is asked, in whatever order, it says "over" exactly when the whole floor is, and
-the whole floor stays a lower bound of every form the unit can take but fold and drop.
+the whole floor stays a lower bound of every form the unit can take but fold and drop,
+whether it counts what every form keeps exactly (rule 5) or only bounds it cheaply.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from .conversations import conversation, shapes
 _ALL = 1 << 60
 
 
-def _costs(messages: list[Message], shape: str) -> UnitCosts:
+def _costs(messages: list[Message], shape: str, exact: bool = False) -> UnitCosts:
+    """Costs with the packaged heuristic counter; `exact`: floors by rule 5 (what every
+    form keeps counted exactly), else by rule 4 (cheap floors only)."""
     counter = cf.HeuristicCounter(format=shape)
     units = group_units(messages)
     n = len(messages)
@@ -37,20 +40,21 @@ def _costs(messages: list[Message], shape: str) -> UnitCosts:
         droppable=[False] * n,
         steps=DEFAULT_CHAIN,
         prune_size=resolve_prune(Prune(), 1000),
+        parts_add_up=exact,
     )
 
 
 cases = shapes.flatmap(lambda shape: st.tuples(st.just(shape), conversation(shape)))
 
 
-@given(cases, st.lists(st.integers(-1, 300), max_size=6))
+@given(cases, st.lists(st.integers(-1, 300), max_size=6), st.booleans())
 def test_a_floor_is_over_what_is_asked_exactly_when_the_whole_floor_is(
-    case: tuple[str, list[Message]], asks: list[int]
+    case: tuple[str, list[Message]], asks: list[int], exact: bool
 ) -> None:
     shape, messages = case
-    whole = _costs(messages, shape)
+    whole = _costs(messages, shape, exact)
     floors = [whole.floor(u, _ALL) for u in range(len(whole))]
-    drawn, rising, falling = (_costs(messages, shape) for _ in range(3))
+    drawn, rising, falling = (_costs(messages, shape, exact) for _ in range(3))
     for unit, floor in enumerate(floors):
         every = range(-1, floor + 1)  # each partial sum is asked about, whatever the order
         for lazy, order in ((drawn, asks), (rising, every), (falling, reversed(every))):
@@ -61,16 +65,27 @@ def test_a_floor_is_over_what_is_asked_exactly_when_the_whole_floor_is(
             assert lazy.floor(unit, _ALL) == floor
 
 
-@given(cases)
+@given(cases, st.booleans())
 def test_the_whole_floor_bounds_every_form_but_fold_and_drop(
-    case: tuple[str, list[Message]],
+    case: tuple[str, list[Message]], exact: bool
 ) -> None:
     shape, messages = case
-    costs = _costs(messages, shape)
+    costs = _costs(messages, shape, exact)
     for unit in range(len(costs)):
         cost = costs.measure(unit)
         forms = (cost.tokens, cost.pruned, cost.masked, cost.trimmed)
         assert costs.floor(unit, _ALL) <= min(x for x in forms if x is not None)
+
+
+@given(cases)
+def test_a_floor_that_counts_what_every_form_keeps_is_no_lower(
+    case: tuple[str, list[Message]],
+) -> None:
+    """Rule 5 only tightens rule 4's floor: each message's share is at least as high."""
+    shape, messages = case
+    cheap, exact = _costs(messages, shape), _costs(messages, shape, True)
+    for unit in range(len(cheap)):
+        assert exact.floor(unit, _ALL) >= cheap.floor(unit, _ALL)
 
 
 _PARTS = st.lists(

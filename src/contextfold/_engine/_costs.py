@@ -16,6 +16,12 @@ Rules:
    message's framing (the floor of the message without its parts, read once per role and
    name) and adds the rest message by message only until it is over (what was added up
    is kept for the next ask).
+5. With a counter whose parts add up (`parts_add_up`: the packaged counters), a floor is
+   tighter, message by message: what every form keeps, counted exactly, plus the least of
+   the rest's floor and REF_TOKENS_MAX (what a form leaves of a result or a long text is
+   either all of it, or a marker whose reference an estimate prices at REF_TOKENS_MAX).
+   The exact count is taken only when the cheap floor of that message does not already
+   settle the ask, so a floor asked only whether it is over 0 still counts nothing.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ class UnitCosts:
 
     __slots__ = (
         "_counts",
+        "_exact_kept",
         "_flags",
         "_floors",
         "_framings",
@@ -108,8 +115,11 @@ class UnitCosts:
         droppable: Sequence[bool],
         steps: Chain,
         prune_size: PruneSize,
+        parts_add_up: bool = False,
     ) -> None:
         self._units = units
+        self._exact_kept = parts_add_up
+        """Whether a floor may count what every form keeps exactly (rule 5)."""
         self._messages = messages
         self._counts = counts
         self._prune = prune_size
@@ -158,6 +168,8 @@ class UnitCosts:
             found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
         total, at = found
         if total <= above and at < u.stop:
+            if self._exact_kept:
+                return self._exact_floor(unit, above, total, at)
             floor, prose, messages = self._counts.floor, self._prose_over, self._messages
             while total <= above and at < u.stop:
                 message = messages[at]
@@ -165,6 +177,28 @@ class UnitCosts:
                 at += 1
             found = total, at
         self._floors[unit] = found
+        return total
+
+    def _exact_floor(self, unit: int, above: int, total: int, at: int) -> int:
+        """`floor` by rule 5 from `total` (every message before `at` added): a message's
+        cheap floor first; its exact one only when the cheap one leaves the answer open
+        (then it is added up and kept, as the cheap floor is by rule 4)."""
+        stop = self._units[unit].stop
+        counts, prose, messages = self._counts, self._prose_over, self._messages
+        floor = counts.floor
+        while total <= above and at < stop:
+            message = messages[at]
+            kept = _kept(message, prose)
+            kept_floor = floor(kept)
+            rest = min(floor(message) - kept_floor, REF_TOKENS_MAX) if kept is not message else 0
+            cheap = kept_floor + rest - self._framing(message)
+            if total + cheap > above:  # settled without counting; nothing kept for it
+                self._floors[unit] = total, at
+                return total + cheap
+            exact = counts[at] if kept is message else counts.count(kept)
+            total += exact + rest - self._framing(message)
+            at += 1
+        self._floors[unit] = total, at
         return total
 
     def _framing(self, message: Message) -> int:

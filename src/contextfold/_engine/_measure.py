@@ -18,6 +18,9 @@ Rules:
 5. A view's `over(limit)` (the messages a compaction plans over) takes what is already
    counted first, then counts the rest newest first, only until they are over: the same
    answer as summing them all, without counting what the answer does not need.
+6. A packaged counter's parts add up (`parts_add_up`): a message costs its framing plus
+   each part's own count, and its floor is the framing plus each part's own floor, so
+   what a message keeps of itself costs it no more than the whole does.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, repeat
 from operator import is_
+from typing import Final
 
 from .._messages import Message
+from .._tokens._counters import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
 from .._tokens._protocol import TokenCounter, is_bounded
 
 _SYSTEM = frozenset({"system", "developer"})
@@ -127,6 +132,17 @@ class _Rest:
 
     def __call__(self) -> int:
         return self.known + sum(map(self.count, self.rest))
+
+
+def parts_add_up(counter: TokenCounter) -> bool:
+    """Whether `counter` counts a message as its framing plus each part on its own, and
+    floors it the same way (rule 6): the packaged counters (a subclass may count
+    otherwise), directly or inside `Counts`."""
+    inner = counter._inner if isinstance(counter, Counts) else counter
+    return type(inner) in _ADDING_UP
+
+
+_ADDING_UP: Final = frozenset({HeuristicCounter, HFTokenizerCounter, TiktokenCounter})
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:
