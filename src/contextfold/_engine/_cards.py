@@ -22,6 +22,8 @@ Rules:
    user turn once a newer one is folded). The texts of every superseded statement go to
    the summarizer as stale, and those the card shows as carried, so the summary neither
    repeats nor revives them.
+6. Whether a card text fits a room is decided by the counter's cheap floor (no encoding)
+   when the floor is over the room already: the count could only be higher.
 """
 
 from __future__ import annotations
@@ -47,9 +49,10 @@ from .._statements._card import (
     text_states_anything,
 )
 from .._statements._kinds import RULE_RANK
-from .._tokens._protocol import TokenCounter
+from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch
+from ._measure import Counts
 from ._transform import REF_TOKENS_MAX
 
 
@@ -228,7 +231,8 @@ def fit_card(
         return None
     every = ordered(state.statements)
     full = render_ordered(every)
-    if not dense and span is None and _cost(full, counter) <= room:
+    fits = _fitting(room, counter)
+    if not dense and span is None and fits(full):
         return full
     if full_only:
         return None
@@ -242,22 +246,18 @@ def fit_card(
     low, high = 0, len(every)
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_ordered(every, block=block, shown=mid), counter) <= room:
+        if fits(render_ordered(every, block=block, shown=mid)):
             low = mid
         else:
             high = mid - 1
-    if (
-        low == 0
-        and not pointer
-        and _cost(render_ordered(every, block=block, shown=0), counter) > room
-    ):
+    if low == 0 and not pointer and not fits(render_ordered(every, block=block, shown=0)):
         return None
-    shown, also = _most_present(every, block, low, room, counter)
+    shown, also = _most_present(every, block, low, fits)
     return render_ordered(every, block=block, shown=shown, also=also)
 
 
 def _most_present(
-    every: list[Statement], block: str, most: int, room: int, counter: TokenCounter
+    every: list[Statement], block: str, most: int, fits: Callable[[str], bool]
 ) -> tuple[int, int]:
     """How many statements the dense card shows whole and how many on its "(also: ...)"
     line (rule 3): when every rule fits whole, every rule stays whole; past them (or when
@@ -275,7 +275,7 @@ def _most_present(
 
     best = (most, 0)
     for shown in range(most, rules - 1, -1):
-        also = _also(every, block, shown, room, counter)
+        also = _also(every, block, shown, fits)
         if worth(shown, also) > worth(*best):
             best = (shown, also)
         if sum(best) == total:
@@ -283,12 +283,12 @@ def _most_present(
     return best
 
 
-def _also(every: list[Statement], block: str, shown: int, room: int, counter: TokenCounter) -> int:
+def _also(every: list[Statement], block: str, shown: int, fits: Callable[[str], bool]) -> int:
     """How many statements past the `shown` ones fit on the card's "(also: ...)" line."""
     low, high = 0, len(every) - shown
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_ordered(every, block=block, shown=shown, also=mid), counter) <= room:
+        if fits(render_ordered(every, block=block, shown=shown, also=mid)):
             low = mid
         else:
             high = mid - 1
@@ -297,6 +297,28 @@ def _also(every: list[Statement], block: str, shown: int, room: int, counter: To
 
 def _cost(text: str, counter: TokenCounter) -> int:
     return counter.count(Message("user", (Card(text),)))
+
+
+def _fitting(room: int, counter: TokenCounter) -> Callable[[str], bool]:
+    """Whether a card text fits `room` (rule 6): not when the counter's cheap floor is over
+    it already (a card fitted to a room it cannot have, as when the system prompt alone is
+    over the budget, is rendered again and again), else by its count."""
+    floor = _floor_of(counter)
+    count = counter.count
+
+    def fits(text: str) -> bool:
+        message = Message("user", (Card(text),))
+        return (floor is None or floor(message) <= room) and count(message) <= room
+
+    return fits
+
+
+def _floor_of(counter: TokenCounter) -> Callable[[Message], int] | None:
+    """The counter's cheap lower bound of a message's count, if it has one: the engine's
+    `Counts` (its inner counter's, or 0) or a `BoundedCounter`'s."""
+    if isinstance(counter, Counts):
+        return counter.floor
+    return counter.count_floor if is_bounded(counter) else None
 
 
 def _user_text(message: Message) -> str:
