@@ -52,6 +52,7 @@ from ._kinds import (
     UPDATE_LEAD,
     StatementKind,
     is_update,
+    names,
     rank,
     replaced_values,
     statement_kind,
@@ -168,7 +169,7 @@ def _text_statements(text: str) -> tuple[str, ...]:
     lead = ""
     for i, sentence in enumerate(said):
         kind = statement_kind(sentence)
-        joins = i > 0 and (kept_previous or values(said[i - 1])) and _refers_back(sentence)
+        joins = i > 0 and (kept_previous or names(said[i - 1])) and _refers_back(sentence)
         if joins and (kind is not None or kept_previous):
             if kept_previous:
                 out[-1] = f"{out[-1]} {sentence}"

@@ -19,7 +19,8 @@ Rules:
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), values
-   are read only from a text with a mark some value needs (_VALUE_MARK), and
+   are read only from a text with a mark some value needs (_VALUE_MARK), and only when
+   more than whether there is one is needed (`names`: a number or a name is one), and
    patterns that would start with a check match their first character first (as `_facts`
    rule 5 says).
 All functions are pure and cached by sentence.
@@ -234,17 +235,25 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
 
 def _other_kind(text: str, folded: str) -> StatementKind | None:
     """A standing instruction, goal, decision or fact, in that order (rule 1)."""
-    named = bool(values(text))
-    found: StatementKind | None = None
     if _STANDING.match(folded):
-        found = "obligation"
-    elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
-        found = None if not named and _GO_AHEAD.issuperset(subject_words(text)) else "goal"
-    elif any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
-        found = "decision"
-    elif named and not _REQUEST.match(folded):
-        found = "fact"
-    return found
+        return "obligation"
+    if _GOAL.match(folded):
+        return "goal" if names(text) or not _GO_AHEAD.issuperset(subject_words(text)) else None
+    if _IMPERATIVE.match(folded) and names(text):
+        return "goal"
+    if any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
+        return "decision"
+    return "fact" if not _REQUEST.match(folded) and names(text) else None
+
+
+def names(text: str) -> bool:
+    """Whether `text` states a value (`values(text)` is not empty), read without them all
+    when a number or a name shows one (rule 5: both are values whenever they match)."""
+    if _VALUE_MARK.search(text) is None:
+        return False
+    if _NUMBER.search(text) is not None or _NAME.search(text) is not None:
+        return True
+    return bool(values(text))
 
 
 def _read_values(text: str) -> frozenset[str]:
