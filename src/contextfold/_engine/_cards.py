@@ -23,7 +23,10 @@ Rules:
    the summarizer as stale, and those the card shows as carried, so the summary neither
    repeats nor revives them.
 6. Whether a card text fits a room is decided by the counter's cheap floor (no encoding)
-   when the floor is over the room already: the count could only be higher.
+   when the floor is over the room already: the count could only be higher. When that
+   floor grows with every line added (`_measure.floor_grows`) and the bare dense header is
+   over the room, no dense card fits: the card is the header (a pointer) or none, and no
+   longer card is rendered.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from .._statements._kinds import RULE_RANK
 from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch
-from ._measure import Counts
+from ._measure import Counts, floor_grows
 from ._transform import REF_TOKENS_MAX
 
 
@@ -231,7 +234,7 @@ def fit_card(
         return None
     every = ordered(state.statements)
     full = render_ordered(every)
-    fits = _fitting(room, counter)
+    fits = _Fits(room, counter)
     if not dense and span is None and fits(full):
         return full
     if full_only:
@@ -243,6 +246,9 @@ def fit_card(
         entry += f"\n(messages folded out of view: {span})"
     block = archive.put(entry, label="card sources")
     refs.append(block)
+    bare = render_ordered(every, block=block, shown=0)
+    if fits.grows and fits.floor_over(bare):  # rule 6: every dense card is `bare` and more
+        return bare if pointer else None
     low, high = 0, len(every)
     while low < high:
         mid = (low + high + 1) // 2
@@ -299,18 +305,29 @@ def _cost(text: str, counter: TokenCounter) -> int:
     return counter.count(Message("user", (Card(text),)))
 
 
-def _fitting(room: int, counter: TokenCounter) -> Callable[[str], bool]:
-    """Whether a card text fits `room` (rule 6): not when the counter's cheap floor is over
-    it already (a card fitted to a room it cannot have, as when the system prompt alone is
-    over the budget, is rendered again and again), else by its count."""
-    floor = _floor_of(counter)
-    count = counter.count
+class _Fits:
+    """Whether a card text fits `room` tokens (rule 6): not when the counter's cheap floor
+    is over it already (a card fitted to a room it cannot have, as when the system prompt
+    alone is over the budget, is rendered again and again), else by its count."""
 
-    def fits(text: str) -> bool:
+    __slots__ = ("_count", "_floor", "grows", "room")
+
+    def __init__(self, room: int, counter: TokenCounter) -> None:
+        self.room = room
+        self._count = counter.count
+        self._floor = _floor_of(counter)
+        self.grows = self._floor is not None and floor_grows(counter)
+        """Whether a text's floor never falls as lines are added to it (`floor_grows`)."""
+
+    def __call__(self, text: str) -> bool:
         message = Message("user", (Card(text),))
-        return (floor is None or floor(message) <= room) and count(message) <= room
+        floor = self._floor
+        return (floor is None or floor(message) <= self.room) and self._count(message) <= self.room
 
-    return fits
+    def floor_over(self, text: str) -> bool:
+        """Whether the floor alone says `text` does not fit."""
+        floor = self._floor
+        return floor is not None and floor(Message("user", (Card(text),))) > self.room
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int] | None:

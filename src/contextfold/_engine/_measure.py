@@ -18,6 +18,9 @@ Rules:
 5. A view's `over(limit)` (the messages a compaction plans over) takes what is already
    counted first, then counts the rest newest first, only until they are over: the same
    answer as summing them all, without counting what the answer does not need.
+6. A packaged counter's floor (`floor_grows`) never falls when a line is added to a text
+   of a message: it is the framing plus, per text, a token per run of non-space characters
+   (scaled up) or nothing, and a line break ends a run.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import chain, compress, repeat
 from operator import is_
+from typing import Final
 
 from .._messages import Message
+from .._tokens._counters import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
 from .._tokens._protocol import TokenCounter, is_bounded
 
 _SYSTEM = frozenset({"system", "developer"})
@@ -127,6 +132,17 @@ class _Rest:
 
     def __call__(self) -> int:
         return self.known + sum(map(self.count, self.rest))
+
+
+def floor_grows(counter: TokenCounter) -> bool:
+    """Whether `counter`'s floor of a message never falls when a line is added to one of its
+    texts (rule 6): the packaged counters' (a subclass may floor otherwise), directly or
+    inside `Counts`."""
+    inner = counter._inner if isinstance(counter, Counts) else counter
+    return type(inner) in _GROWING_FLOORS
+
+
+_GROWING_FLOORS: Final = frozenset({HeuristicCounter, HFTokenizerCounter, TiktokenCounter})
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:

@@ -304,41 +304,17 @@ def _clean_source(source: str) -> str:
 
 def _apply(current: list[Statement], new: Statement) -> Statement | None:
     """Add or substitute `new` in place (rule 3); returns the statement it replaced."""
-    key = (*map(_TEXT, current), new.text)
-    index = _PLACES.get(key, _UNKNOWN)
-    if index == _UNKNOWN:
-        index = _place(current, new)
-        if len(_PLACES) >= _PLACES_SIZE:
-            _PLACES.clear()
-        _PLACES[key] = index
-    if index is None:
-        return None
-    if index == len(current):
-        current.append(new)
-        return None
-    old = current[index]
-    current[index] = new
-    return old
-
-
-def _place(current: list[Statement], new: Statement) -> int | None:
-    """Where `new` goes (rule 3): the index of the statement it replaces, `len(current)`
-    when it is added, None when it adds nothing."""
     if normalize(new.text) in map(normalize, map(_TEXT, current)):
         return None  # said before, in other spaces or case
     index = _target(current, new)
     if index is not None:
-        return index
-    return len(current) if _counts(new.text) else None
-
-
-_PLACES: Final[dict[tuple[str, ...], int | None]] = {}
-"""`_place` by the texts of the statements and of the new one (a function of texts alone,
-rule 4): the card after a plan replays the statements the bounds before it placed, and an
-agent loop the card of its previous compaction."""
-_PLACES_SIZE: Final = 1 << 12
-_UNKNOWN: Final = -1
-on_clear(_PLACES.clear)
+        old = current[index]
+        current[index] = new
+        return old
+    if not _counts(new.text):
+        return None
+    current.append(new)
+    return None
 
 
 _CORRECTION_LEAD: Final = re.compile(

@@ -31,7 +31,7 @@ from itertools import chain, islice
 from typing import Final
 
 from .._content_cache import ContentCache, Memo, WordMemo, on_clear
-from ._shapes import PUNCTUATION, may_shape, shapes, words
+from ._shapes import PUNCTUATION, shapes, words
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -137,7 +137,7 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
     facts = [Fact(r, v, True) for r, v in _named_in_text(text)] if named else []
     spaced = [Fact(m.lastgroup or "value", m.group()) for m in _SPACED.finditer(text)]
     facts += spaced
-    words = list(_marked_words_facts(text))
+    words = list(_words_facts(text))
     if spaced:
         joined = "\0".join(s.value for s in spaced)  # `in joined`: in one of them (no NUL)
         words = [
@@ -151,12 +151,6 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
 def _words_facts(text: str) -> Iterator[Fact]:
     """The facts of each word of `text` in order (iterated in C: texts have many words)."""
     return chain.from_iterable(map(_word_facts, words(text)))
-
-
-def _marked_words_facts(text: str) -> Iterator[Fact]:
-    """`_words_facts(text)`, the words no shape can be in skipped in C (`may_shape`):
-    prose has few words with a mark, and the card reads it sentence by sentence."""
-    return chain.from_iterable(map(_word_facts, filter(may_shape, words(text))))
 
 
 def _read_word(word: str) -> tuple[Fact, ...]:

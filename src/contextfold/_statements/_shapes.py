@@ -229,11 +229,6 @@ def shapes(word: str) -> list[tuple[str, str]]:
     return out
 
 
-may_shape: Final = _INTERESTING.search
-"""Whether a word may hold a shape: `shapes` of a word without a match is empty (rule 3;
-a filter in C, so that words without one cost no call)."""
-
-
 def _inner(word: str) -> list[re.Match[str]]:
     """`_SHAPES.finditer(word)` (rule 3): a shape that needs a mark the word lacks matches
     nowhere in it, so leaving it out changes no match; the shapes that need one of _RARE
