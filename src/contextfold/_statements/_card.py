@@ -415,7 +415,7 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
-            words and shared == len(words) == len(theirs) and values(new.text) and values(old.text)
+            words and shared == len(words) == len(theirs) and names(new.text) and names(old.text)
         ):
             return index
     return None

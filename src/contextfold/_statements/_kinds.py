@@ -390,7 +390,7 @@ def _read_is_filler(text: str) -> bool:
     if not folded or _ACK.match(folded):
         return True
     return (
-        len(folded) <= _MAX_FILLER and not values(text) and _CHATTER.issuperset(subject_words(text))
+        len(folded) <= _MAX_FILLER and not names(text) and _CHATTER.issuperset(subject_words(text))
     )
 
 
