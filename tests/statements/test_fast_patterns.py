@@ -555,3 +555,13 @@ def _plain_subject_words(text: str) -> tuple[str, ...]:
 )
 def test_subject_words_read_values_only_where_they_can_matter(text: str) -> None:
     assert _kinds._read_subject_words(text) == _plain_subject_words(text)
+
+
+@given(
+    texts
+    | st.lists(st.sampled_from(_SUBJECT_PIECES + _MARKED + _PIECES) | st.text(max_size=3)).map(
+        " ".join
+    )
+)
+def test_names_says_whether_there_are_values(text: str) -> None:
+    assert _kinds.names(text) == bool(_kinds._read_values(text))
