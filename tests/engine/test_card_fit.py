@@ -78,3 +78,32 @@ def test_the_dense_card_fits_keeps_rules_whole_and_loses_nothing_it_used_to_show
 
 def _dense(state: CardState, block: str, shown: int) -> str:
     return render_card(state, block=block, shown=shown)
+
+
+class _Probing:
+    """COUNTER under another type: `floor_grows` does not know it, so `fit_card` probes."""
+
+    def count(self, message: Message) -> int:
+        return COUNTER.count(message)
+
+    def count_floor(self, message: Message) -> int:
+        return COUNTER.count_floor(message)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(SAID), max_size=10, unique=True),
+    st.integers(-60, 40),
+    st.booleans(),
+)
+def test_a_room_under_the_bare_header_gives_the_card_probing_gives(
+    texts: list[str], room: int, pointer: bool
+) -> None:
+    state = _state(texts)
+    found = [
+        fit_card(
+            state, room, counter, cf.Archive(), [], span="r0123456789", dense=True, pointer=pointer
+        )
+        for counter in (COUNTER, _Probing())
+    ]
+    assert found[0] == found[1]

@@ -518,3 +518,59 @@ _LINES = (
 @given(st.lists(st.sampled_from(_LINES) | st.text(max_size=8), max_size=12).map("\n".join))
 def test_error_line_reads_the_head_lines_only(text: str) -> None:
     assert _facts.error_line(text) == _error_line(text)
+
+
+_SUBJECT_PIECES = (
+    "ID",
+    "iD",
+    "Id",
+    "JFK",
+    "KB",
+    "kb",
+    "am",
+    "pm",
+    "AM",
+    "Pm",
+    "May 20th",
+    "3 bags",
+    "11 AM",
+    "Boston",
+    "user",
+    "abcdefab",
+    "abcdefab\u0663",
+    "abcdefab\u0663x-",
+    "deadbeef1",
+    "Foo_bar",
+    "setup.py",
+    "build-F1",
+)
+
+
+def _plain_subject_words(text: str) -> tuple[str, ...]:
+    """`_kinds._read_subject_words` as rule 3 states it: every value read and left out."""
+    stated = _kinds._read_values(text)
+    tokens = _kinds._TOKEN.findall(text)
+    if stated:
+        skip = stated | {w for v in stated for w in v.split()}
+        tokens = [t for t in tokens if t not in skip]
+    return tuple(dict.fromkeys(w for t in tokens for w in _kinds._word_subjects(t)))
+
+
+@given(
+    texts
+    | st.lists(st.sampled_from(_SUBJECT_PIECES + _MARKED + _PIECES) | st.text(max_size=3)).map(
+        " ".join
+    )
+)
+def test_subject_words_read_values_only_where_they_can_matter(text: str) -> None:
+    assert _kinds._read_subject_words(text) == _plain_subject_words(text)
+
+
+@given(
+    texts
+    | st.lists(st.sampled_from(_SUBJECT_PIECES + _MARKED + _PIECES) | st.text(max_size=3)).map(
+        " ".join
+    )
+)
+def test_names_says_whether_there_are_values(text: str) -> None:
+    assert _kinds.names(text) == bool(_kinds._read_values(text))

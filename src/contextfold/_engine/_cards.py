@@ -22,6 +22,11 @@ Rules:
    user turn once a newer one is folded). The texts of every superseded statement go to
    the summarizer as stale, and those the card shows as carried, so the summary neither
    repeats nor revives them.
+6. Whether a card text fits a room is decided by the counter's cheap floor (no encoding)
+   when the floor is over the room already: the count could only be higher. When that
+   floor grows with every line added (`_measure.floor_grows`) and the bare dense header is
+   over the room, no dense card fits: the card is the header (a pointer) or none, and no
+   longer card is rendered.
 """
 
 from __future__ import annotations
@@ -47,9 +52,10 @@ from .._statements._card import (
     text_states_anything,
 )
 from .._statements._kinds import RULE_RANK
-from .._tokens._protocol import TokenCounter
+from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch
+from ._measure import Counts, floor_grows
 from ._transform import REF_TOKENS_MAX
 
 
@@ -228,7 +234,8 @@ def fit_card(
         return None
     every = ordered(state.statements)
     full = render_ordered(every)
-    if not dense and span is None and _cost(full, counter) <= room:
+    fits = _Fits(room, counter)
+    if not dense and span is None and fits(full):
         return full
     if full_only:
         return None
@@ -239,25 +246,24 @@ def fit_card(
         entry += f"\n(messages folded out of view: {span})"
     block = archive.put(entry, label="card sources")
     refs.append(block)
+    bare = render_ordered(every, block=block, shown=0)
+    if fits.grows and fits.floor_over(bare):  # rule 6: every dense card is `bare` and more
+        return bare if pointer else None
     low, high = 0, len(every)
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_ordered(every, block=block, shown=mid), counter) <= room:
+        if fits(render_ordered(every, block=block, shown=mid)):
             low = mid
         else:
             high = mid - 1
-    if (
-        low == 0
-        and not pointer
-        and _cost(render_ordered(every, block=block, shown=0), counter) > room
-    ):
+    if low == 0 and not pointer and not fits(render_ordered(every, block=block, shown=0)):
         return None
-    shown, also = _most_present(every, block, low, room, counter)
+    shown, also = _most_present(every, block, low, fits)
     return render_ordered(every, block=block, shown=shown, also=also)
 
 
 def _most_present(
-    every: list[Statement], block: str, most: int, room: int, counter: TokenCounter
+    every: list[Statement], block: str, most: int, fits: Callable[[str], bool]
 ) -> tuple[int, int]:
     """How many statements the dense card shows whole and how many on its "(also: ...)"
     line (rule 3): when every rule fits whole, every rule stays whole; past them (or when
@@ -275,7 +281,7 @@ def _most_present(
 
     best = (most, 0)
     for shown in range(most, rules - 1, -1):
-        also = _also(every, block, shown, room, counter)
+        also = _also(every, block, shown, fits)
         if worth(shown, also) > worth(*best):
             best = (shown, also)
         if sum(best) == total:
@@ -283,12 +289,12 @@ def _most_present(
     return best
 
 
-def _also(every: list[Statement], block: str, shown: int, room: int, counter: TokenCounter) -> int:
+def _also(every: list[Statement], block: str, shown: int, fits: Callable[[str], bool]) -> int:
     """How many statements past the `shown` ones fit on the card's "(also: ...)" line."""
     low, high = 0, len(every) - shown
     while low < high:
         mid = (low + high + 1) // 2
-        if _cost(render_ordered(every, block=block, shown=shown, also=mid), counter) <= room:
+        if fits(render_ordered(every, block=block, shown=shown, also=mid)):
             low = mid
         else:
             high = mid - 1
@@ -297,6 +303,39 @@ def _also(every: list[Statement], block: str, shown: int, room: int, counter: To
 
 def _cost(text: str, counter: TokenCounter) -> int:
     return counter.count(Message("user", (Card(text),)))
+
+
+class _Fits:
+    """Whether a card text fits `room` tokens (rule 6): not when the counter's cheap floor
+    is over it already (a card fitted to a room it cannot have, as when the system prompt
+    alone is over the budget, is rendered again and again), else by its count."""
+
+    __slots__ = ("_count", "_floor", "grows", "room")
+
+    def __init__(self, room: int, counter: TokenCounter) -> None:
+        self.room = room
+        self._count = counter.count
+        self._floor = _floor_of(counter)
+        self.grows = self._floor is not None and floor_grows(counter)
+        """Whether a text's floor never falls as lines are added to it (`floor_grows`)."""
+
+    def __call__(self, text: str) -> bool:
+        message = Message("user", (Card(text),))
+        floor = self._floor
+        return (floor is None or floor(message) <= self.room) and self._count(message) <= self.room
+
+    def floor_over(self, text: str) -> bool:
+        """Whether the floor alone says `text` does not fit."""
+        floor = self._floor
+        return floor is not None and floor(Message("user", (Card(text),))) > self.room
+
+
+def _floor_of(counter: TokenCounter) -> Callable[[Message], int] | None:
+    """The counter's cheap lower bound of a message's count, if it has one: the engine's
+    `Counts` (its inner counter's, or 0) or a `BoundedCounter`'s."""
+    if isinstance(counter, Counts):
+        return counter.floor
+    return counter.count_floor if is_bounded(counter) else None
 
 
 def _user_text(message: Message) -> str:

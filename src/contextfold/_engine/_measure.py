@@ -21,6 +21,9 @@ Rules:
 6. A packaged counter's parts add up (`parts_add_up`): a message costs its framing plus
    each part's own count, and its floor is the framing plus each part's own floor, so
    what a message keeps of itself costs it no more than the whole does.
+7. A packaged counter's floor (`floor_grows`) never falls when a line is added to a text
+   of a message: it is the framing plus, per text, a token per run of non-space characters
+   (scaled up) or nothing, and a line break ends a run.
 """
 
 from __future__ import annotations
@@ -139,10 +142,19 @@ def parts_add_up(counter: TokenCounter) -> bool:
     floors it the same way (rule 6): the packaged counters (a subclass may count
     otherwise), directly or inside `Counts`."""
     inner = counter._inner if isinstance(counter, Counts) else counter
-    return type(inner) in _ADDING_UP
+    return type(inner) in _PACKAGED
 
 
-_ADDING_UP: Final = frozenset({HeuristicCounter, HFTokenizerCounter, TiktokenCounter})
+def floor_grows(counter: TokenCounter) -> bool:
+    """Whether `counter`'s floor of a message never falls when a line is added to one of its
+    texts (rule 7): the packaged counters' (a subclass may floor otherwise), directly or
+    inside `Counts`."""
+    inner = counter._inner if isinstance(counter, Counts) else counter
+    return type(inner) in _PACKAGED
+
+
+_PACKAGED: Final = frozenset({HeuristicCounter, HFTokenizerCounter, TiktokenCounter})
+"""The counters whose counts and floors rules 6 and 7 describe (matched by exact type)."""
 
 
 def _floor_of(counter: TokenCounter) -> Callable[[Message], int]:

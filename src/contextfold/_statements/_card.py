@@ -52,6 +52,7 @@ from ._kinds import (
     UPDATE_LEAD,
     StatementKind,
     is_update,
+    names,
     rank,
     replaced_values,
     statement_kind,
@@ -168,7 +169,7 @@ def _text_statements(text: str) -> tuple[str, ...]:
     lead = ""
     for i, sentence in enumerate(said):
         kind = statement_kind(sentence)
-        joins = i > 0 and (kept_previous or values(said[i - 1])) and _refers_back(sentence)
+        joins = i > 0 and (kept_previous or names(said[i - 1])) and _refers_back(sentence)
         if joins and (kind is not None or kept_previous):
             if kept_previous:
                 out[-1] = f"{out[-1]} {sentence}"
@@ -388,7 +389,7 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
     words = frozenset(_words(new.text))
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
-        named = len(gone & values(old.text))
+        named = len(gone & values(old.text)) if gone else 0
         theirs = _words(old.text)
         shared = len(words.intersection(theirs))
         if not named and not shared:
@@ -414,7 +415,7 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
         theirs = _words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
         if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
-            words and shared == len(words) == len(theirs) and values(new.text) and values(old.text)
+            words and shared == len(words) == len(theirs) and names(new.text) and names(old.text)
         ):
             return index
     return None

@@ -120,6 +120,12 @@ def prose_facts(text: str) -> tuple[Fact, ...]:
     return _PROSE_FACTS(text)
 
 
+def spaced_values(text: str) -> list[str]:
+    """The values of `prose_facts(text)` whose shapes span a space (`May 20th`, `11 AM`,
+    `3 bags`), in order."""
+    return [m.group() for m in _SPACED.finditer(text)]
+
+
 def _data_facts(text: str) -> tuple[Fact, ...]:
     if len(text) > _SCAN_HEAD + _SCAN_TAIL:
         text = f"{text[:_SCAN_HEAD]}\n{text[-_SCAN_TAIL:]}"

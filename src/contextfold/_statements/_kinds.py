@@ -19,22 +19,27 @@ Rules:
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), values
-   are read only from a text with a mark some value needs (_VALUE_MARK), and
+   are read only from a text with a mark some value needs (_VALUE_MARK), and only when
+   more than whether there is one is needed (`names`: a number or a name is one), and
    patterns that would start with a check match their first character first (as `_facts`
    rule 5 says).
+6. Subject words leave the values out, but the values are read for that only when a
+   token that gives subject words could be one: letters alone, with at most the first a
+   capital (or two capitals), are a value only as a name or in a shape that spans a space.
 All functions are pure and cached by sentence.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from itertools import chain, filterfalse
 from operator import attrgetter
 from typing import Final, Literal
 
 from .._content_cache import Memo, WordMemo
 from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, gated, words_of
-from ._facts import prose_facts, word_set
+from ._facts import prose_facts, spaced_values, word_set
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
 
@@ -234,17 +239,25 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
 
 def _other_kind(text: str, folded: str) -> StatementKind | None:
     """A standing instruction, goal, decision or fact, in that order (rule 1)."""
-    named = bool(values(text))
-    found: StatementKind | None = None
     if _STANDING.match(folded):
-        found = "obligation"
-    elif _GOAL.match(folded) or (named and _IMPERATIVE.match(folded)):
-        found = None if not named and _GO_AHEAD.issuperset(subject_words(text)) else "goal"
-    elif any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
-        found = "decision"
-    elif named and not _REQUEST.match(folded):
-        found = "fact"
-    return found
+        return "obligation"
+    if _GOAL.match(folded):
+        return "goal" if names(text) or not _GO_AHEAD.issuperset(subject_words(text)) else None
+    if _IMPERATIVE.match(folded) and names(text):
+        return "goal"
+    if any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
+        return "decision"
+    return "fact" if not _REQUEST.match(folded) and names(text) else None
+
+
+def names(text: str) -> bool:
+    """Whether `text` states a value (`values(text)` is not empty), read without them all
+    when a number or a name shows one (rule 5: both are values whenever they match)."""
+    if _VALUE_MARK.search(text) is None:
+        return False
+    if _NUMBER.search(text) is not None or _NAME.search(text) is not None:
+        return True
+    return bool(values(text))
 
 
 def _read_values(text: str) -> frozenset[str]:
@@ -269,12 +282,38 @@ _VALUE: Final = attrgetter("value")
 def _read_subject_words(text: str) -> tuple[str, ...]:
     """Content words of `text` without values, names, filler or update words, each once
     (rule 3)."""
-    stated = values(text)
     tokens = _TOKEN.findall(text)
+    stated = _stated(text, tokens)
     if stated:
-        skip = stated | {w for v in stated for w in v.split()}
+        skip = {*stated, *(w for v in stated for w in v.split())}
         tokens = list(filterfalse(skip.__contains__, tokens))
     return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
+
+
+def _stated(text: str, tokens: list[str]) -> Collection[str]:
+    """`values(text)`, or those of them that can be, or hold, a token of `tokens` that gives
+    subject words (rule 6): when every such token is letters alone with at most its first
+    one a capital (or two capitals), no value but a name or a shape that spans a space is
+    one (a value of a word's shape or a named one has a digit, a mark or more capitals, and
+    a number digits), so the values are not read (in text with ASCII digits alone: a run of
+    hex letters before another digit is a hash)."""
+    known = _VALUES.get(text)
+    if known is not None:
+        return known
+    if _VALUE_MARK.search(text) is None:
+        return _NO_VALUES
+    if all(map(_plain, filter(_word_subjects, tokens))) and _OTHER_DIGIT.search(text) is None:
+        return [*_NAME.findall(text), *spaced_values(text)]
+    return values(text)
+
+
+def _plain(token: str) -> bool:
+    """Letters alone, with at most the first a capital, or two capitals (`_stated`)."""
+    return token.isalpha() and (token[1:].islower() or (len(token) == 2 and token.isupper()))
+
+
+_OTHER_DIGIT: Final = re.compile(r"(?![0-9])\d")
+"""A digit other than 0-9 (which `\\d` in a shape's pattern also matches)."""
 
 
 def _read_word_subjects(word: str) -> tuple[str, ...]:
@@ -351,7 +390,7 @@ def _read_is_filler(text: str) -> bool:
     if not folded or _ACK.match(folded):
         return True
     return (
-        len(folded) <= _MAX_FILLER and not values(text) and _CHATTER.issuperset(subject_words(text))
+        len(folded) <= _MAX_FILLER and not names(text) and _CHATTER.issuperset(subject_words(text))
     )
 
 
@@ -365,7 +404,8 @@ def rank(kind: StatementKind) -> int:
 
 KINDS: Final = Memo(_read_statement_kind, 1 << 15)
 statement_kind: Final = KINDS.__getitem__
-values: Final = Memo(_read_values, 1 << 15).__getitem__
+_VALUES: Final = Memo(_read_values, 1 << 15)
+values: Final = _VALUES.__getitem__
 subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
 _word_subjects: Final = WordMemo(_read_word_subjects, 1 << 16).__getitem__
 is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
