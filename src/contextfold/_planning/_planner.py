@@ -3,6 +3,7 @@
 Rules:
 1. Sans-I/O: data in, a Plan out. No clock, environment or logging here; token costs come
    only through `Costs.measure`, asked for the units whose costs decide the plan (rule 7).
+   The actions chosen so far and the running estimate are a `_work.Work`.
 2. Units never split: an action applies to a whole unit (a turn with all its results).
 3. Order of work, cheapest first, stopping as soon as the messages fit:
    drop units the caller marked droppable; prune; mask; fold the oldest span into the
@@ -45,11 +46,12 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import groupby
 
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
 from ._plan import Action, Costs, KnownCosts, Measured, Plan, PlanBudget, Protection, UnitCost
+from ._work import GONE as _GONE
+from ._work import Work
 
 _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.KEEP,
@@ -59,182 +61,7 @@ _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.DROP,
     Action.TRIM,
 )
-_GONE = (_FOLD, _DROP)
 _NONE = Protection.NONE
-
-
-class _Work:
-    """Actions chosen so far and the running token estimate (rule 7: units are measured
-    when first needed; until then a unit kept whole counts as open, at least 0 tokens)."""
-
-    def __init__(self, costs: Costs, budget: PlanBudget) -> None:
-        n = len(costs)
-        self.costs = costs
-        self.flags = list(map(costs.flags, range(n)))
-        self.budget = budget
-        self.actions = [_KEEP] * n
-        self._measured: list[Measured | None] = [None] * n
-        self._open = [True] * n
-        """Kept whole and not yet measured: its tokens are not in `known`."""
-        self._n_open = n
-        self._newest_open = n - 1
-        self._protected = [i for i in range(n - 1, -1, -1) if self.flags[i].protection is not _NONE]
-        """Protected units not measured yet, the oldest last: measured first (rule 7)."""
-        self.known = 0
-        """Exact tokens of every unit that is not open, under its action."""
-        self.folded = 0
-        self.dropped = 0
-        self.runs = 0
-        """Maximal runs of removed (folded or dropped) units."""
-        self.small = False
-        """Whether folds use the small summary reserve."""
-        self.hopeless = False
-        """The floor alone with the smallest overhead is over the limit: nothing ever fits."""
-        self.goal = budget.available
-        self.limit = (
-            budget.available if budget.limit is None else max(budget.limit, budget.available)
-        )
-
-    def measure(self, i: int) -> Measured:
-        measured = self._measured[i]
-        if measured is None:
-            measured = self._measured[i] = self.costs.measure(i)
-            if self._open[i]:
-                self._open[i] = False
-                self._n_open -= 1
-                self.known += measured.tokens
-        return measured
-
-    def unmeasured(self, i: int) -> bool:
-        """Whether unit i is kept whole and not measured yet."""
-        return self._open[i]
-
-    def cost(self, i: int, action: Action) -> int | None:
-        """Tokens of unit i under `action`, None when the action does not apply."""
-        if action is _FOLD:
-            return 0 if self.flags[i].foldable else None
-        if action is _DROP:
-            return 0
-        c = self._measured[i]
-        if c is None:
-            c = self.measure(i)
-        if action is _KEEP:
-            return c.tokens
-        if action is _PRUNE:
-            return c.pruned
-        return c.masked if action is _MASK else c.trimmed
-
-    @property
-    def body(self) -> int:
-        """Exact tokens of the messages under the chosen actions (measures open units)."""
-        while self._n_open:
-            self.measure(self._next_open())
-        return self.known
-
-    def _next_open(self) -> int:
-        """The oldest open protected unit (every plan measures them), else the newest."""
-        protected = self._protected
-        while protected:
-            if self._open[protected[-1]]:
-                return protected[-1]
-            protected.pop()
-        while not self._open[self._newest_open]:
-            self._newest_open -= 1
-        return self._newest_open
-
-    def set(self, i: int, action: Action) -> None:
-        old = self.actions[i]
-        new_cost = self.cost(i, action)
-        assert new_cost is not None
-        if self._open[i] and action in _GONE:  # leaves unmeasured: its tokens never counted
-            self._open[i] = False
-            self._n_open -= 1
-        else:
-            old_cost = self.cost(i, old)
-            assert old_cost is not None
-            self.known += new_cost - old_cost
-        if action is old:  # measured now, if it was not: nothing else changes
-            return
-        self.folded += (action is _FOLD) - (old is _FOLD)
-        self.dropped += (action is _DROP) - (old is _DROP)
-        gone = action in _GONE
-        if gone != (old in _GONE):
-            neighbours = self._gone_beside(i)
-            self.runs += (1 - neighbours) if gone else (neighbours - 1)
-        self.actions[i] = action
-
-    def remove(self, units: Iterable[int], action: Action) -> None:
-        """`set(i, action)` for each of `units`, `action` a removal (fold or drop; each unit
-        must allow it): the same state, the runs counted once at the end."""
-        actions, is_open = self.actions, self._open
-        for i in units:
-            old = actions[i]
-            if old is action:
-                continue
-            if is_open[i]:  # leaves unmeasured: its tokens never counted
-                is_open[i] = False
-                self._n_open -= 1
-            else:
-                old_cost = self.cost(i, old)
-                assert old_cost is not None
-                self.known -= old_cost
-            self.folded += (action is _FOLD) - (old is _FOLD)
-            self.dropped += (action is _DROP) - (old is _DROP)
-            actions[i] = action
-        self.runs = sum(gone for gone, _ in groupby(actions, _GONE.__contains__))
-
-    def try_set(self, i: int, action: Action) -> bool:
-        """Give unit i `action` if the messages then fit; whether they do."""
-        old = self.actions[i]
-        self.set(i, action)
-        if self.fits():
-            return True
-        self.set(i, old)
-        return False
-
-    def _gone_beside(self, i: int) -> int:
-        """How many of unit i's two neighbours are removed."""
-        actions = self.actions
-        before = i > 0 and actions[i - 1] in _GONE
-        return before + (i + 1 < len(actions) and actions[i + 1] in _GONE)
-
-    def preamble(self, folded: int | None = None, dropped: int | None = None) -> int:
-        """The preamble now, or with `folded` and `dropped` units instead."""
-        folded = self.folded if folded is None else folded
-        dropped = self.dropped if dropped is None else dropped
-        if folded:
-            small = self.budget.preamble_folded_small
-            return small if self.small and small is not None else self.budget.preamble_folded
-        if dropped:
-            return self.budget.preamble_dropped
-        return self.budget.preamble_kept
-
-    def overhead(self) -> int:
-        """Tokens beside the messages: the preamble and a bridge per removed run."""
-        return self.preamble() + self.runs * self.budget.bridge
-
-    def estimate(self) -> int:
-        return self.body + self.overhead()
-
-    def fits(self) -> bool:
-        """Whether the estimate is within the goal, measuring the protected units first,
-        then newest first, only until the measured units alone are over it (rule 7)."""
-        if self.hopeless:
-            return False
-        extra = self.overhead()
-        while self.known + extra <= self.goal:
-            if not self._n_open:
-                return True
-            self.measure(self._next_open())
-        return False
-
-    def overhead_if_kept(self, i: int) -> int:
-        """The overhead if removed unit `i` came back: its run shrinks, vanishes or splits."""
-        action = self.actions[i]
-        folded = self.folded - (action is _FOLD)
-        dropped = self.dropped - (action is _DROP)
-        runs = self.runs - 1 + self._gone_beside(i)
-        return self.preamble(folded, dropped) + runs * self.budget.bridge
 
 
 def plan(
@@ -244,7 +71,7 @@ def plan(
     tail_share: float = 0.5,
 ) -> Plan:
     """Choose an action for every unit so the messages fit `budget.available` (rules 1-7)."""
-    work = _Work(KnownCosts(costs) if isinstance(costs, Sequence) else costs, budget)
+    work = Work(KnownCosts(costs) if isinstance(costs, Sequence) else costs, budget)
     if work.fits():
         return _result(work, len(work.actions), "fits without compaction")
     tail_start = _tail_start(work, steps, tail_share)
@@ -272,7 +99,7 @@ def plan(
     return _result(work, tail_start, _reason(work))
 
 
-def _hopeless(work: _Work) -> bool:
+def _hopeless(work: Work) -> bool:
     """Whether the floor (the hard-protected units, all measured by `_tail_start`) with the
     smallest preamble any plan could have is over the limit: then no plan fits, every pass
     runs to its end and the relax passes change nothing (rule 7)."""
@@ -288,9 +115,7 @@ def _hopeless(work: _Work) -> bool:
     return hard + min(preambles) > work.limit
 
 
-def _apply(
-    work: _Work, step: Prune | Mask | Summarize | Drop, old: list[int], steps: Chain
-) -> None:
+def _apply(work: Work, step: Prune | Mask | Summarize | Drop, old: list[int], steps: Chain) -> None:
     match step:
         case Prune():
             _greedy(work, old, _PRUNE)
@@ -302,7 +127,7 @@ def _apply(
             _greedy(work, old, _DROP)
 
 
-def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
+def _tail_start(work: Work, steps: Chain, tail_share: float) -> int:
     """Index of the oldest unit of the verbatim recent tail (rule 4)."""
     budget, flags = work.budget, work.flags
     protected = sum(
@@ -325,7 +150,7 @@ def _tail_start(work: _Work, steps: Chain, tail_share: float) -> int:
     return start
 
 
-def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
+def _greedy(work: Work, units: Iterable[int], action: Action) -> None:
     """Apply `action`, oldest first, wherever it saves tokens, until the messages fit; a
     unit kept whole and not measured yet is removed unmeasured when its floor is over 0."""
     for i in units:
@@ -342,7 +167,7 @@ def _greedy(work: _Work, units: Iterable[int], action: Action) -> None:
             work.set(i, action)
 
 
-def _cheapest(work: _Work, i: int, actions: Sequence[Action], now: bool = False) -> int:
+def _cheapest(work: Work, i: int, actions: Sequence[Action], now: bool = False) -> int:
     """Unit i's tokens whole (or, with `now`, under its current action) or under the
     cheapest of `actions` that applies."""
     best = work.cost(i, work.actions[i] if now else _KEEP)
@@ -359,11 +184,11 @@ def _passes(steps: Chain) -> list[Action]:
     return [a for a, name in ((_PRUNE, "prune"), (_MASK, "mask")) if steps.get(name)]
 
 
-def _foldable(work: _Work, old: list[int]) -> list[int]:
+def _foldable(work: Work, old: list[int]) -> list[int]:
     return [i for i in old if work.flags[i].foldable and work.actions[i] is not _DROP]
 
 
-def _rest(work: _Work, units: list[int]) -> int:
+def _rest(work: Work, units: list[int]) -> int:
     """Exact tokens of every unit outside `units`, under its action."""
     inside = set(units)
     total = 0
@@ -376,7 +201,7 @@ def _rest(work: _Work, units: list[int]) -> int:
 
 
 def _over(
-    work: _Work, units: list[int], actions: Sequence[Action], room: int, now: bool = False
+    work: Work, units: list[int], actions: Sequence[Action], room: int, now: bool = False
 ) -> int | None:
     """Newest first, the first position in `units` whose suffix at its cheapest under
     `actions` is over `room` (None when the whole suffix fits): only these are measured."""
@@ -389,7 +214,7 @@ def _over(
 
 
 def _undone_by_fold(
-    work: _Work, old: list[int], rest: Sequence[Prune | Mask | Summarize | Drop], steps: Chain
+    work: Work, old: list[int], rest: Sequence[Prune | Mask | Summarize | Drop], steps: Chain
 ) -> bool:
     """Whether the prune or mask pass `rest[0]` would be undone by a summarize step that
     follows: only prune and mask passes lie between them, every old unit may fold, and
@@ -410,7 +235,7 @@ def _undone_by_fold(
     return room < 0 or _over(work, units, passes, room, now=True) is not None
 
 
-def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
+def _fold(work: Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
     """Fold the fewest oldest units that make the rest fit at their cheapest (rule 3)."""
     units = _foldable(work, old)
     if not units:
@@ -437,7 +262,7 @@ def _fold(work: _Work, old: list[int], eviction: Eviction, steps: Chain) -> None
         _greedy(work, remaining, _MASK)
 
 
-def _last_resort(work: _Work, steps: Chain) -> None:
+def _last_resort(work: Work, steps: Chain) -> None:
     """Toward the limit: fold or drop the recent tail, shrink the summary, let the protected
     tail yield, drop the folded span (rule 3)."""
     n = len(work.actions)
@@ -459,11 +284,11 @@ def _last_resort(work: _Work, steps: Chain) -> None:
         work.remove([i for i in range(n) if work.actions[i] is _FOLD], _DROP)
 
 
-def _tail(work: _Work) -> list[int]:
+def _tail(work: Work) -> list[int]:
     return [i for i, f in enumerate(work.flags) if f.protection is Protection.TAIL]
 
 
-def _yield_tail(work: _Work, steps: Chain) -> None:
+def _yield_tail(work: Work, steps: Chain) -> None:
     """The protected tail yields, oldest unit first: trimmed to its smallest, masked, then
     folded (or dropped), until the messages fit."""
     ladder = [a for a in (_TRIM, _MASK) if steps.get("prune" if a is _TRIM else "mask")]
@@ -484,7 +309,7 @@ def _yield_tail(work: _Work, steps: Chain) -> None:
                 work.set(i, action)
 
 
-def _gone_at_once(work: _Work, i: int, gone: Action) -> bool:
+def _gone_at_once(work: Work, i: int, gone: Action) -> bool:
     """Remove tail unit `i` with `gone`, the ladder's last step, when nothing can fit and
     the unit costs something under any other action: the ladder would end there (rule 7)."""
     if not work.hopeless or work.cost(i, gone) is None or work.costs.floor(i, 0) <= 0:
@@ -493,7 +318,7 @@ def _gone_at_once(work: _Work, i: int, gone: Action) -> bool:
     return True
 
 
-def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None:
+def _relax(work: Work, steps: Chain, only: Sequence[int] | None = None) -> None:
     """Newest first, give every unit (or those in `only`) the least compaction that still
     fits (rule 5)."""
     if work.hopeless:
@@ -523,7 +348,7 @@ def _relax(work: _Work, steps: Chain, only: Sequence[int] | None = None) -> None
         settled = oldest
 
 
-def _relax_one(work: _Work, i: int, ladder: Sequence[Action]) -> bool:
+def _relax_one(work: Work, i: int, ladder: Sequence[Action]) -> bool:
     """Give unit `i` the lightest action of `ladder` that still fits; whether it changed."""
     action = work.actions[i]
     if action in _GONE and _cannot_return(work, i):
@@ -536,7 +361,7 @@ def _relax_one(work: _Work, i: int, ladder: Sequence[Action]) -> bool:
     return False
 
 
-def _cannot_return(work: _Work, i: int) -> bool:
+def _cannot_return(work: Work, i: int) -> bool:
     """Whether removed unit `i` fits under no action at all: even its floor, with the
     preamble and runs its return would leave, is over the goal. Only a quick way to the
     answer `_relax_one` would reach by trying each action, without measuring the unit; the
@@ -554,7 +379,7 @@ def _lighter(steps: Chain, *middle: Action) -> list[Action]:
 _STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
 
 
-def _reason(work: _Work) -> str:
+def _reason(work: Work) -> str:
     estimate = work.estimate()
     if estimate <= work.budget.available:
         return "compacted to the target"
@@ -569,7 +394,7 @@ def _reason(work: _Work) -> str:
     return f"does not fit: {need}, but the messages may only use {work.limit}"
 
 
-def _result(work: _Work, tail_start: int, reason: str) -> Plan:
+def _result(work: Work, tail_start: int, reason: str) -> Plan:
     estimate = work.estimate()
     allowances = _allowances(work)
     extra = sum(
@@ -588,7 +413,7 @@ def _result(work: _Work, tail_start: int, reason: str) -> Plan:
     )
 
 
-def _allowances(work: _Work) -> tuple[int | None, ...]:
+def _allowances(work: Work) -> tuple[int | None, ...]:
     """Each trimmed unit's smallest trim plus the room left, newest first (rule 6)."""
     if _TRIM not in work.actions:
         return ()
