@@ -61,7 +61,6 @@ _KEEP, _PRUNE, _MASK, _FOLD, _DROP, _TRIM = (
     Action.DROP,
     Action.TRIM,
 )
-_NONE = Protection.NONE
 
 
 def plan(
