@@ -81,7 +81,7 @@ def _dense(state: CardState, block: str, shown: int) -> str:
 
 
 class _Probing:
-    """COUNTER under another type: `floor_grows` does not know it, so `fit_card` probes."""
+    """COUNTER under another type: `_measure.packaged` does not know it, so `fit_card` probes."""
 
     def count(self, message: Message) -> int:
         return COUNTER.count(message)

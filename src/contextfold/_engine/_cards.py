@@ -24,9 +24,9 @@ Rules:
    repeats nor revives them.
 6. Whether a card text fits a room is decided by the counter's cheap floor (no encoding)
    when the floor is over the room already: the count could only be higher. When that
-   floor grows with every line added (`_measure.floor_grows`) and the bare dense header is
-   over the room, no dense card fits: the card is the header (a pointer) or none, and no
-   longer card is rendered.
+   floor grows with every line added (`_measure.packaged`, its rule 7) and the bare dense
+   header is over the room, no dense card fits: the card is the header (a pointer) or
+   none, and no longer card is rendered.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from .._statements._kinds import RULE_RANK
 from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch
-from ._measure import Counts, floor_grows
+from ._measure import Counts, packaged
 from ._transform import REF_TOKENS_MAX
 
 
@@ -316,8 +316,8 @@ class _Fits:
         self.room = room
         self._count = counter.count
         self._floor = _floor_of(counter)
-        self.grows = self._floor is not None and floor_grows(counter)
-        """Whether a text's floor never falls as lines are added to it (`floor_grows`)."""
+        self.grows = self._floor is not None and packaged(counter)
+        """Whether a text's floor never falls as lines are added to it (`_measure` rule 7)."""
 
     def __call__(self, text: str) -> bool:
         message = Message("user", (Card(text),))

@@ -16,7 +16,7 @@ Rules:
    message's framing (the floor of the message without its parts, read once per role and
    name) and adds the rest message by message only until it is over (what was added up
    is kept for the next ask).
-5. With a counter whose parts add up (`parts_add_up`: the packaged counters), a floor is
+5. With a counter whose parts add up (`_measure.packaged`), a floor is
    tighter, message by message: what every form keeps, counted exactly, plus the least of
    the rest's floor and REF_TOKENS_MAX (what a form leaves of a result or a long text is
    either all of it, or a marker whose reference an estimate prices at REF_TOKENS_MAX).

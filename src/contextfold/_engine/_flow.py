@@ -43,7 +43,7 @@ from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
 from ._cards import card_after, card_bounds, card_retires, retire_in_place
 from ._costs import UnitCosts, protections, resolve_prune
-from ._measure import Counts, parts_add_up
+from ._measure import Counts, packaged
 from ._preamble import BEFORE_ALL, Split, insert, placements, split
 from ._repair import repair
 from ._room import fill, kept_tokens, room_left
@@ -323,7 +323,7 @@ def _plan(
         droppable=droppable,
         steps=policy.steps,
         prune_size=prune,
-        parts_add_up=parts_add_up(counter),
+        parts_add_up=packaged(counter),
     )
     bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
     available = settings.target - settings.overhead

@@ -18,10 +18,10 @@ Rules:
 5. A view's `over(limit)` (the messages a compaction plans over) takes what is already
    counted first, then counts the rest newest first, only until they are over: the same
    answer as summing them all, without counting what the answer does not need.
-6. A packaged counter's parts add up (`parts_add_up`): a message costs its framing plus
+6. A packaged counter's parts add up (`packaged`): a message costs its framing plus
    each part's own count, and its floor is the framing plus each part's own floor, so
    what a message keeps of itself costs it no more than the whole does.
-7. A packaged counter's floor (`floor_grows`) never falls when a line is added to a text
+7. A packaged counter's floor (`packaged`) never falls when a line is added to a text
    of a message: it is the framing plus, per text, a token per run of non-space characters
    (scaled up) or nothing, and a line break ends a run.
 """
@@ -137,18 +137,10 @@ class _Rest:
         return self.known + sum(map(self.count, self.rest))
 
 
-def parts_add_up(counter: TokenCounter) -> bool:
-    """Whether `counter` counts a message as its framing plus each part on its own, and
-    floors it the same way (rule 6): the packaged counters (a subclass may count
-    otherwise), directly or inside `Counts`."""
-    inner = counter._inner if isinstance(counter, Counts) else counter
-    return type(inner) in _PACKAGED
-
-
-def floor_grows(counter: TokenCounter) -> bool:
-    """Whether `counter`'s floor of a message never falls when a line is added to one of its
-    texts (rule 7): the packaged counters' (a subclass may floor otherwise), directly or
-    inside `Counts`."""
+def packaged(counter: TokenCounter) -> bool:
+    """Whether `counter`, directly or inside `Counts`, is one of the packaged counters
+    (matched by exact type: a subclass may count otherwise), whose counts and floors add up
+    part by part (rule 6) and whose floor never falls as a line is added (rule 7)."""
     inner = counter._inner if isinstance(counter, Counts) else counter
     return type(inner) in _PACKAGED
 
