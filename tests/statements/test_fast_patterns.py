@@ -354,7 +354,14 @@ def _span(match: re.Match[str] | None) -> tuple[tuple[int, int], str | None] | N
     return None if match is None else (match.span(), match.lastgroup)
 
 
-@given(words)
+_LOWER_THEN_PUNCTUATION = st.tuples(
+    st.text(st.characters(categories=("Ll", "Lo")) | st.sampled_from("mpyv"), min_size=1),
+    st.text(st.sampled_from(_shapes.PUNCTUATION), max_size=4),
+).map("".join)
+"""Lowercase letters and trailing punctuation (`args:`, `etc.`, `py::`): read for nothing."""
+
+
+@given(words | _LOWER_THEN_PUNCTUATION)
 def test_shapes_table(word: str) -> None:
     assert _span(_shapes._whole_shape(word)) == _span(_SHAPES.fullmatch(word))
     assert _found(_shapes._SHAPES, word) == _found(_SHAPES, word)
@@ -377,19 +384,25 @@ def _plain_shapes(word: str) -> list[tuple[str, str]]:
     return found
 
 
-@given(words | st.from_regex(r"\d{1,5}[.,:;!?'\"*)\]}]{0,2}", fullmatch=True))
+@given(
+    words | _LOWER_THEN_PUNCTUATION | st.from_regex(r"\d{1,5}[.,:;!?'\"*)\]}]{0,2}", fullmatch=True)
+)
 def test_shapes_gates(word: str) -> None:
-    """Short words, unmarked words and bare digits read as the plain search reads them."""
+    """Short words, unmarked words, bare digits and lowercase words read as the plain search
+    reads them."""
     assert _shapes.shapes(word) == _plain_shapes(word)
 
 
 _LOWERCASE = st.text(st.characters(categories=("Ll", "Lo", "Lm", "Mn")) | st.sampled_from("mEW"))
 
 
-@given(words | _LOWERCASE)
+@given(words | _LOWERCASE | _LOWER_THEN_PUNCTUATION)
 def test_lowercase_letters_alone_match_no_shape_whole(word: str) -> None:
     if word.isalpha() and word.islower():
         assert _SHAPES.fullmatch(word) is None
+    stripped = word.rstrip(_shapes.PUNCTUATION)
+    if stripped.isalpha() and stripped.islower():
+        assert _SHAPES.search(word) is None  # nor inside it, punctuation and all
 
 
 @given(words)

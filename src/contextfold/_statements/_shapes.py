@@ -11,12 +11,13 @@ Rules:
 3. Speed never changes what is found (as `_facts` rule 5 says): a word too short for a
    value is not read, one with no mark of any shape (_SHAPED) is not searched inside (a
    word matched whole has one, so the mark is looked for only before the search), bare
-   digits are a `number` without matching, lowercase letters alone are matched whole
-   against nothing (every shape they could start needs a digit, a capital or a mark), a
+   digits are a `number` without matching, lowercase letters followed by nothing but
+   punctuation are read for nothing (every shape needs a digit, a capital, a character
+   that is neither a letter nor punctuation, or a `.` or `:` with letters after it), a
    word is matched whole only against the shapes that can start as it does and find the
    characters they need in it (`_NEEDS`) and searched inside only for shapes that can
    find theirs (`_RARE`), and text with no URL and no `,ddd` is split into words in C (a
-   Python step per `()`, not per word).
+   Python step per `()`, not per word). Patterns are compiled at import, never per word.
    tests/statements/test_fast_patterns.py checks each against the plain form.
 """
 
@@ -219,7 +220,9 @@ def shapes(word: str) -> list[tuple[str, str]]:
     stripped = word.rstrip(PUNCTUATION)
     if stripped.isdigit() and stripped.isascii() and _MIN_VALUE <= len(stripped) <= _MAX_VALUE:
         return [("number", stripped)]  # no shape before `number` matches bare digits whole
-    whole = None if stripped.isalpha() and stripped.islower() else _whole_shape(stripped)
+    if stripped.isalpha() and stripped.islower():
+        return []  # lowercase letters, then punctuation: no shape matches anywhere in it
+    whole = _whole_shape(stripped)
     if whole is not None:  # a match in `stripped`: _SHAPED would find its mark (rule 3)
         role = whole.lastgroup or "value"
         role = _ALIASES.get(role, role)
