@@ -13,14 +13,8 @@ import contextfold as cf
 from contextfold import Message, Text
 from contextfold._engine._cards import fit_card
 from contextfold._messages import Card
-from contextfold._statements._card import (
-    CardState,
-    dense_text,
-    hint,
-    ordered,
-    parse_card,
-    render_card,
-)
+from contextfold._statements._card import CardState
+from contextfold._statements._card_text import dense_text, hint, ordered, parse_card, render_card
 from contextfold._statements._kinds import RULE_RANK
 
 SAID = (

@@ -18,7 +18,7 @@ from contextfold._engine._costs import UnitCosts, protections, resolve_prune
 from contextfold._engine._measure import Counts
 from contextfold._messages import Card, Part
 from contextfold._planning._units import group_units
-from contextfold._statements._card import text_states_anything
+from contextfold._statements._statement import text_states_anything
 from contextfold._strategies._steps import DEFAULT_CHAIN, Prune
 
 from .conversations import conversation, shapes

@@ -23,7 +23,7 @@ import pytest
 import contextfold as cf
 from contextfold._engine._artifacts import bridge_text
 from contextfold._messages import CARD_HEADER, SUMMARY_HEADER, ToolResult, artifact_kind, part_text
-from contextfold._statements._card import parse_card
+from contextfold._statements._card_text import parse_card
 
 from ..corpus import records
 

@@ -11,21 +11,19 @@ from hypothesis import strategies as st
 import contextfold
 from contextfold import Message, Text, ToolCall, ToolResult
 from contextfold._messages import CARD_HEADER, artifact_kind
-from contextfold._statements import _card
-from contextfold._statements._card import (
+from contextfold._statements import _statement
+from contextfold._statements._card import CardState
+from contextfold._statements._card_text import (
     CARD_INTRO,
-    CardState,
-    Statement,
     dense_text,
-    extract_statements,
     hint,
     ordered,
     parse_card,
     render_card,
-    text_states_anything,
 )
 from contextfold._statements._cues import classify, subject_of
 from contextfold._statements._facts import sentences
+from contextfold._statements._statement import Statement, extract_statements, text_states_anything
 
 from ..corpus import require
 
@@ -299,9 +297,9 @@ def test_what_reading_a_text_notes_of_its_statements_is_what_reading_them_finds(
     text: str,
 ) -> None:
     contextfold.clear_caches()
-    for statement in _card._said(text):  # notes each one-sentence statement's split and kind
-        assert _card._split(statement) == tuple(sentences(statement))
-        assert _card._kind_of(statement) == _card._read_kind_of(statement)
+    for statement in _statement._said(text):  # notes each one-sentence statement's split and kind
+        assert _statement.statement_sentences(statement) == tuple(sentences(statement))
+        assert _statement.kind_of(statement) == _statement._read_kind_of(statement)
 
 
 @given(user_texts)

@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements import _card, _cues, _facts, _kinds, _shapes
+from contextfold._statements import _cues, _facts, _kinds, _shapes, _statement
 
 from ..strategies import glued
 
@@ -417,7 +417,7 @@ _GATED = (
     "update",
     "updated to",
     *_kinds.DECISION_NEEDS,
-    *sorted(_card._ANAPHORS),
+    *sorted(_statement._ANAPHORS),
     "from now on",
     "going forward",
     "no longer",
@@ -457,8 +457,8 @@ def test_gates_never_skip_a_match(sentence: str) -> None:
         assert not _kinds.UPDATE_NEEDS.isdisjoint(words) or folded.startswith(_kinds.UPDATE_FIRST)
     if _kinds._DECISION.search(folded) is not None:
         assert any(need in folded for need in _kinds.DECISION_NEEDS)
-    if _card._ANAPHOR.search(folded) is not None:
-        assert not _card._ANAPHORS.isdisjoint(words)
+    if _statement._ANAPHOR.search(folded) is not None:
+        assert not _statement._ANAPHORS.isdisjoint(words)
 
 
 _TEXT_PIECES = (

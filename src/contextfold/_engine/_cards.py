@@ -41,17 +41,10 @@ from .._errors import ContextFoldError
 from .._messages import Card, Message, Part, Text, artifact_kind
 from .._planning._plan import Protection
 from .._planning._units import Unit, UnitKind
-from .._statements._card import (
-    CardState,
-    Statement,
-    dense_text,
-    ordered,
-    parse_card,
-    render_card,
-    render_ordered,
-    text_states_anything,
-)
+from .._statements._card import CardState
+from .._statements._card_text import dense_text, ordered, parse_card, render_card, render_ordered
 from .._statements._kinds import RULE_RANK
+from .._statements._statement import Statement, text_states_anything
 from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch

@@ -32,7 +32,8 @@ from itertools import groupby
 from .._messages import Card, Message, Summary
 from .._planning._plan import Action, Plan
 from .._policy import Policy
-from .._statements._card import CardState, dense_text, parse_card, render_card
+from .._statements._card import CardState
+from .._statements._card_text import dense_text, parse_card, render_card
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver
