@@ -29,41 +29,47 @@ Rules:
    cache holds at most KNOWN_SIZE items and KNOWN_CHARS characters): a stateless caller
    re-sending a history serializes and hashes only what is new. Anything but a clean
    probe 0 goes the whole way (rules 1-5).
+
+Canonical text and records are written and read in `_archive_records`, an item's private
+copy made in `_archive_copy`, its content key in `_archive_keys`, and recall's readable
+text in `_archive_readable`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import re
-from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, Final, Literal, NamedTuple, TypeAlias, assert_never, cast
+from typing import Final, NamedTuple, cast
 
 from ._archive_copy import private_copy, unchanging
 from ._archive_keys import KeyedCache, Seen, key_of
-from ._errors import ArchiveError, InvalidConversation, UnknownReference
-from ._messages import (
-    Card,
-    Image,
-    Marker,
-    Message,
-    Opaque,
-    Part,
-    Reasoning,
-    Summary,
-    Text,
-    ToolCall,
-    ToolResult,
+from ._archive_readable import readable
+from ._archive_records import (
+    MAX_PROBES,
+    Archivable,
+    EntryKind,
+    canonical,
+    canonical_or_none,
+    canonical_text,
+    load_item,
+    parse_record,
+    record_canonical,
+    record_text,
 )
-from ._serialize import JSON_OPTIONS, json_writer, load_message, load_part, quote
+from ._errors import ArchiveError, UnknownReference
 from ._storage import ArchiveStore, MemoryStore
 
-EntryKind: TypeAlias = Literal["message", "part", "text"]
-Archivable: TypeAlias = Message | Part | str
+__all__ = [
+    "MAX_PROBES",
+    "Archivable",
+    "Archive",
+    "ArchiveEntry",
+    "EntryKind",
+    "readable",
+    "ref_of",
+    "reference",
+]
 
-MAX_PROBES: Final = 8
-"""Candidate references tried per item; running out means something is badly wrong."""
 COPY_OVER: Final = 512
 """Canonical characters past which a record costs more memory than a private copy of its
 item (about 560 bytes on the corpus) takes; shorter items are written at once (rule 5)."""
@@ -86,13 +92,6 @@ class ArchiveEntry:
     _: KW_ONLY
     label: str | None = None
     """Free text given to `put`, e.g. the tool name or the original token count."""
-
-
-class _Record(NamedTuple):
-    kind: EntryKind
-    data: object
-    label: str | None
-    probe: int
 
 
 class Archive:
@@ -124,17 +123,17 @@ class Archive:
     def _put(self, item: Archivable, label: str | None, memory: MemoryStore | None) -> str:
         """`put`, every candidate reference in turn (rules 1, 2 and 5); `memory` is the
         store when it is a memory store."""
-        kind, text = _canonical_text(item)
-        canonical = text.encode("utf-8", "surrogatepass")
+        kind, text = canonical_text(item)
+        encoded = text.encode("utf-8", "surrogatepass")
         store = self._store
         kept = None if memory is None else _kept(item, len(text))
         if memory is not None and kept is not None:  # the common case: a new deferred record
-            ref = reference(canonical)
+            ref = reference(encoded)
             made = _Deferred(kind, kept, label, 0)
             if memory.put_deferred(ref, made) is made:
                 return ref
         for probe in range(MAX_PROBES):
-            ref = reference(canonical, probe)
+            ref = reference(encoded, probe)
             if memory is not None and kept is not None:
                 made = _Deferred(kind, kept, label, probe)
                 found = memory.put_deferred(ref, made)
@@ -142,11 +141,11 @@ class Archive:
                     return ref
                 held = found if isinstance(found, str) else found()
             else:
-                mine = _record_text(text, label, probe)
+                mine = record_text(text, label, probe)
                 held = store.put(ref, mine)
                 if held == mine:
                     return ref
-            if _canonical_or_none(ref, held) == canonical:
+            if canonical_or_none(ref, held) == encoded:
                 return ref
         raise ArchiveError(
             f"{MAX_PROBES} candidate references for one {kind} all hold other content; "
@@ -161,13 +160,13 @@ class Archive:
 
     def holds(self, item: Archivable) -> bool:
         """Whether this archive stores `item` (the same content under its reference)."""
-        canonical = _canonical(item)
+        mine = canonical(item)
         for probe in range(MAX_PROBES):
-            ref = reference(canonical, probe)
+            ref = reference(mine, probe)
             held = self._store.get(ref)
             if held is None:
                 return False
-            if _canonical_or_none(ref, held) == canonical:
+            if canonical_or_none(ref, held) == mine:
                 return True
         return False
 
@@ -176,12 +175,12 @@ class Archive:
         raw = self._store.get(ref)
         if raw is None:
             raise UnknownReference(ref)
-        record = _parse_record(ref, raw)
-        if reference(_record_canonical(record), record.probe) != ref:
+        record = parse_record(ref, raw)
+        if reference(record_canonical(record), record.probe) != ref:
             raise ArchiveError(
                 f"archive entry {ref} does not match its reference; the archive is corrupt"
             )
-        return ArchiveEntry(ref, record.kind, _load_item(ref, record), label=record.label)
+        return ArchiveEntry(ref, record.kind, load_item(ref, record), label=record.label)
 
     def get(self, ref: str) -> Archivable:
         """The original item under `ref`; UnknownReference if there is none."""
@@ -227,7 +226,7 @@ class _Deferred:
         self.kind, self.item, self.label, self.probe = kind, item, label, probe
 
     def __call__(self) -> str:
-        return _record_text(_canonical_text(self.item)[1], self.label, self.probe)
+        return record_text(canonical_text(self.item)[1], self.label, self.probe)
 
     def same(self, other: _Deferred) -> bool:
         """Whether `other` holds the same content (and so the same canonical text)."""
@@ -265,7 +264,7 @@ def _known(item: Archivable) -> _Known | None:
         return None
     known = _KNOWN.get(key)
     if known is None:
-        kind, text = _canonical_text(item)
+        kind, text = canonical_text(item)
         kept = _kept(item, len(text))
         ref = reference(text.encode("utf-8", "surrogatepass"))
         known = _Known(kind, ref, kept, text if kept is None else None)
@@ -277,7 +276,7 @@ def _put_known(store: MemoryStore, known: _Known, label: str | None) -> str | No
     """Store a known item under its probe-0 reference; None when that holds anything but
     this very record (a collision, or the same content written otherwise): then `_put`."""
     if known.kept is None:
-        mine = _record_text(cast(str, known.text), label, 0)
+        mine = record_text(cast(str, known.text), label, 0)
         return known.ref if store.put(known.ref, mine) == mine else None
     made = _Deferred(known.kind, known.kept, label, 0)
     found = store.put_deferred(known.ref, made)
@@ -294,180 +293,4 @@ def reference(canonical: bytes, probe: int = 0) -> str:
 
 def ref_of(item: Archivable) -> str:
     """The reference `item` gets in an archive where no collision moved it (probe 0)."""
-    return reference(_canonical(item))
-
-
-_ARCHIVABLE: Final = (
-    Message,
-    Text,
-    Image,
-    ToolCall,
-    ToolResult,
-    Reasoning,
-    Opaque,
-    Marker,
-    Summary,
-    Card,
-)
-
-
-def _canonical(item: object) -> bytes:
-    return _canonical_text(item)[1].encode("utf-8", "surrogatepass")
-
-
-def _canonical_text(item: object) -> tuple[EntryKind, str]:
-    """The entry kind of `item` and its canonical text (rule 1), the item encoded once."""
-    if isinstance(item, str):
-        return "text", f'{{"item":{quote(item)},"kind":"text"}}'
-    known = _WRITES.get(type(item))
-    kind, write = (_kind(item), json_writer(type(item))) if known is None else known
-    try:
-        data = write(item)  # a Message or a Part, as `kind` says
-    except (TypeError, ValueError) as exc:
-        raise InvalidConversation(
-            f"cannot archive this {kind}: not JSON-serializable ({exc})"
-        ) from None
-    return kind, f'{{"item":{data},"kind":"{kind}"}}'  # sorted keys as json.dumps; one copy
-
-
-def _kind(item: object) -> EntryKind:
-    """The entry kind of an item of any other class; InvalidConversation when it has none."""
-    if isinstance(item, _ARCHIVABLE):
-        return "message" if isinstance(item, Message) else "part"
-    raise InvalidConversation(
-        f"cannot archive a {type(item).__name__}; pass a Message, a Part or a str"
-    )
-
-
-_WRITES: Final[dict[type, tuple[EntryKind, Callable[[Any], str]]]] = {
-    cls: ("message" if cls is Message else "part", json_writer(cls)) for cls in _ARCHIVABLE
-}
-"""The entry kind of each class archived and its JSON writer (exactly these classes:
-`_kind` and `json_writer` take the others)."""
-
-
-def _record_canonical(record: _Record) -> bytes:
-    """Canonical bytes of a record read back (its item as parsed JSON)."""
-    text = json.dumps({"item": record.data, "kind": record.kind}, **JSON_OPTIONS)
-    return text.encode("utf-8", "surrogatepass")
-
-
-_NOT_PRINTABLE_ASCII: Final = re.compile("[^\x00-\x7e]")
-
-
-def _record_text(canonical: str, label: str | None, probe: int) -> str:
-    """The stored record (sorted-key ASCII JSON) of the item with this canonical text,
-    without encoding the item again: keys sort item, kind, label, probe, and `ensure_ascii`
-    only escapes what lies past `~` (inside strings) as `\\uXXXX`, astral ones as pairs."""
-    tail = ""
-    if label is not None:
-        tail += ',"label":' + json.dumps(label)
-    if probe:
-        tail += f',"probe":{probe}'
-    text = f"{canonical[:-1]}{tail}}}" if tail else canonical
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000
-    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
-
-
-def _parse_record(ref: str, raw: str) -> _Record:
-    """The record stored under `ref`; ArchiveError when it is malformed."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        raise _corrupt(ref, "not JSON") from None
-    if not isinstance(obj, dict) or "item" not in obj:
-        raise _corrupt(ref, "not an archive record")
-    kind, label, probe = obj.get("kind"), obj.get("label"), obj.get("probe", 0)
-    if kind not in ("message", "part", "text"):
-        raise _corrupt(ref, f"unknown kind {kind!r}")
-    if label is not None and not isinstance(label, str):
-        raise _corrupt(ref, "label is not text")
-    if not isinstance(probe, int) or isinstance(probe, bool) or not 0 <= probe < MAX_PROBES:
-        raise _corrupt(ref, f"bad probe {probe!r}")
-    return _Record(kind, obj["item"], label, probe)
-
-
-def _canonical_or_none(ref: str, raw: str) -> bytes | None:
-    """Canonical bytes of the record `raw`, or None when it cannot be read."""
-    try:
-        record = _parse_record(ref, raw)
-    except ArchiveError:
-        return None
-    return _record_canonical(record)
-
-
-def _load_item(ref: str, record: _Record) -> Archivable:
-    try:
-        match record.kind:
-            case "text":
-                if not isinstance(record.data, str):
-                    raise _corrupt(ref, "text entry does not hold text")
-                return record.data
-            case "message":
-                return load_message(record.data)
-            case "part":
-                return load_part(record.data)
-            case _:
-                assert_never(record.kind)
-    except InvalidConversation as exc:
-        raise _corrupt(ref, str(exc)) from None
-
-
-def _corrupt(ref: str, why: str) -> ArchiveError:
-    return ArchiveError(f"archive entry {ref} is corrupt: {why}")
-
-
-# --- readable text for recall ----------------------------------------------------------------
-
-
-def readable(item: Archivable) -> str:
-    """Text a model can read: text as is, a part's text, a message as `role: text`."""
-    match item:
-        case str():
-            return item
-        case Message():
-            who = item.role if item.name is None else f"{item.role} ({item.name})"
-            return f"{who}: " + "\n".join(_part_text(p) for p in item.parts)
-        case _:
-            return _part_text(item)
-
-
-def _part_text(part: Part) -> str:
-    match part:
-        case Text() | Marker() | Summary() | Card():
-            return part.text
-        case Reasoning():
-            return f"[reasoning] {part.text}" if part.text else "[reasoning, not shown]"
-        case Image():
-            return _image_text(part)
-        case ToolCall():
-            return f"[tool call {part.name}, id {part.id}] {part.arguments}"
-        case ToolResult():
-            head = f"[tool result for {part.call_id}{', error' if part.is_error else ''}]"
-            return "\n".join([head, *(_part_text(p) for p in part.parts)])
-        case Opaque():
-            kind = part.payload.get("type")
-            return f"[{kind if isinstance(kind, str) else 'opaque'} content, not text]"
-        case _:
-            assert_never(part)
-
-
-_URL_SHOWN: Final = 120
-
-
-def _image_text(image: Image) -> str:
-    source = image.source
-    if source.startswith("data:"):
-        media = source[5:].split(";", 1)[0].split(",", 1)[0] or "unknown type"
-        return f"[image: inline {media}, {len(source)} characters]"
-    shown = source if len(source) <= _URL_SHOWN else source[:_URL_SHOWN] + "..."
-    return f"[image: {shown}]"
+    return reference(canonical(item))

@@ -21,7 +21,9 @@ Rules:
    the flow's steps do (`_engine/_collector`).
 7. The input is walked once by `to_plain`; the rendered output is not: rendering builds
    plain JSON from what that walk gave (and from the engine's own strings), so the
-   checks and the count read it as it is.
+   checks and the count read it as it is. The count reads it parsed again, where the
+   input messages that pass through unchanged are taken as parsed (`parse_rendered`),
+   and so counted already (`Counts.tally`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from ._adapters import Format, item_count, parse_plain, render, validate_plain
+from ._adapters import Format, item_count, parse_plain, parse_rendered, render, validate_plain
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._collector import pausing
@@ -178,13 +180,23 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     )
     rendered = render(conversation, job.fmt)  # plain JSON already (rule 7): no `to_plain`
     _check_valid(job, payload, outcome, rendered, validate_plain(rendered, job.fmt))
-    _, reparsed = parse_plain(rendered, job.fmt)
+    reparsed = parse_rendered(rendered, job.fmt, outcome.messages, _unchanged(job, outcome))
     after = fixed_overhead(reparsed, job.settings.counter)
-    after += sum(map(job.settings.counter.count, reparsed.messages))
+    origins = outcome.origins  # `tally` reads a count only for the very input message
+    if len(origins) != len(reparsed.messages):
+        origins = (None,) * len(reparsed.messages)
+    after += job.counts.tally(reparsed.messages, origins)
     report = dataclasses.replace(
         outcome.report, tokens_after=after, fits=after <= job.settings.budget
     )
     return CompactResult(cast(P, rendered), report, job.archive, job.fmt, conversation)
+
+
+def _unchanged(job: _Job, outcome: Outcome) -> list[bool]:
+    """Whether each output message is an input message, the very object parsed (rule 7)."""
+    inputs = job.conversation.messages
+    pairs = zip(outcome.messages, outcome.origins, strict=False)  # unequal: parsed whole
+    return [o is not None and inputs[o] is m for m, o in pairs]
 
 
 def _check_valid(

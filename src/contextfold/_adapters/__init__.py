@@ -10,15 +10,18 @@ Rules:
    valid everywhere) reads as OpenAI chat; signals of two formats raise AmbiguousFormat.
 4. `parse_plain` and `validate_plain` take what `to_plain` gave, so a caller that parses
    and validates one payload walks it once.
+5. `parse_rendered` reads back a rendered conversation, taking the messages the adapter
+   parsed and nothing changed as they are where the format allows it (OpenAI chat: its
+   rule 6); it gives what `parse_plain` gives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal, NamedTuple, TypeAlias
 
 from .._errors import AmbiguousFormat, ConfigurationError, InvalidConversation
-from .._messages import Conversation
+from .._messages import Conversation, Message
 from .._validation import Problem
 from . import _anthropic, _openai_chat, _openai_responses
 from ._detect import signals
@@ -98,6 +101,16 @@ def parse_plain(plain: object, format: str | None = None) -> tuple[Format, Conve
     """`parse` of what `to_plain` gave (rule 4)."""
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return fmt, _ADAPTERS[fmt].to_conversation(plain)
+
+
+def parse_rendered(
+    plain: object, format: Format, parsed: Sequence[Message], same: Sequence[bool]
+) -> Conversation:
+    """`parse_plain(plain, format)[1]`, where `plain` renders messages `parsed` and `same[j]`
+    says `parsed[j]` is a message this adapter parsed, unchanged (rule 5)."""
+    if format == "openai-chat":
+        return _openai_chat.reparse(plain, parsed, same)
+    return _ADAPTERS[format].to_conversation(plain)
 
 
 def render(conversation: Conversation, format: str) -> object:

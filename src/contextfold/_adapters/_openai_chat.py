@@ -17,13 +17,18 @@ Rules:
    message with no call before it answers `legacy-result-<i>`).
 5. Everything not mapped stays as the layout module says, so rendering gives back the
    exact input. Pairing is not checked here; `validate` reports it.
+6. A message parses the same wherever it stands, unless a legacy `function_call` or
+   `function` message is in the list (their ids name positions). So `reparse` of a list
+   without those reads only the messages that changed since parsing: an unchanged one
+   renders back to its input and parses to itself (rule 5).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, cast
 
+from .._errors import InvalidConversation
 from .._messages import (
     DETAILS,
     EMPTY,
@@ -54,7 +59,7 @@ from ._openai_chat_layout import (
 from ._openai_chat_render import from_conversation
 from ._openai_chat_validate import validate
 
-__all__ = ["from_conversation", "to_conversation", "validate"]
+__all__ = ["from_conversation", "reparse", "to_conversation", "validate"]
 
 _ROLES: Final[Mapping[str, Role]] = {
     "system": "system",
@@ -80,7 +85,38 @@ def to_conversation(payload: object) -> Conversation:
     raise invalid(f"expected a list of messages or a request body, got {type(payload).__name__}")
 
 
-def _body(body: dict[str, object]) -> Conversation:
+def reparse(payload: object, parsed: Sequence[Message], same: Sequence[bool]) -> Conversation:
+    """`to_conversation(payload)`, where `payload` renders `parsed` and `same[j]` says
+    `parsed[j]` came from `to_conversation` unchanged: those are taken as they are (rule 6)."""
+    if not _positionless(payload, parsed, same):
+        return to_conversation(payload)
+
+    def read(items: list[object]) -> tuple[Message, ...]:
+        fresh = iter(_messages([raw for raw, kept in zip(items, same, strict=True) if not kept]))
+        return tuple([m if kept else next(fresh) for m, kept in zip(parsed, same, strict=True)])
+
+    try:
+        if isinstance(payload, list):
+            return Conversation(read(payload), shape="list")
+        return _body(cast(dict[str, object], payload), read)
+    except InvalidConversation:  # raised again, naming its index in the whole list
+        return to_conversation(payload)
+
+
+def _positionless(payload: object, parsed: Sequence[Message], same: Sequence[bool]) -> bool:
+    """Whether `payload`'s messages, one per `parsed` and `same`, read alike anywhere."""
+    items = payload.get("messages") if isinstance(payload, dict) else payload
+    if not isinstance(items, list) or not len(items) == len(parsed) == len(same):
+        return False
+    for raw in items:
+        if type(raw) is dict and ("function_call" in raw or raw.get("role") == "function"):
+            return False
+    return True
+
+
+def _body(
+    body: dict[str, object], read: Callable[[list[object]], tuple[Message, ...]] | None = None
+) -> Conversation:
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise invalid("a request body needs a 'messages' list", field="messages")
@@ -92,7 +128,7 @@ def _body(body: dict[str, object]) -> Conversation:
             mapped.append(key)
             tools.extend(_tool_spec(entry, legacy=key == "functions") for entry in entries)
     return Conversation(
-        _messages(messages),
+        _messages(messages) if read is None else read(messages),
         shape="body",
         tools=tuple(tools),
         extras=freeze(leftovers(body, mapped)),

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .._archive import readable
+from .._archive_readable import readable
 from .._messages import RECALLED_RE, Image, Marker, Message, Part, Text, ToolResult
 from .._tokens._protocol import TokenCounter
 
