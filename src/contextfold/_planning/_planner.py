@@ -33,7 +33,9 @@ Rules:
    those alone are over the goal; a unit kept whole that a pass removes is not measured
    when its floor shows it costs something; prune and mask passes that the fold would
    undo (a summarize step follows and even every unit at its cheapest would not fit) are
-   skipped, which the newest-first scan that finds the fold's cut shows; a removed unit is
+   skipped, which the newest-first scan that finds the fold's cut shows (measured as far
+   as the fold's own scan goes, then floors past it: no unit that will fold is measured
+   for it, unless the floors leave the answer open); a removed unit is
    measured in the relax pass only when its floor could fit, and a repeated relax pass
    stops, while it has changed nothing, at the previous pass's oldest change (the older
    units were tried in the state that pass left: they fail again). When the floor with
@@ -230,8 +232,38 @@ def _undone_by_fold(
         return True
     units = _foldable(work, old)
     passes = [_PRUNE if isinstance(s, Prune) else _MASK for s in rest[:between]]
-    room = work.goal - _rest(work, units) - work.overhead()
-    return room < 0 or _over(work, units, passes, room, now=True) is not None
+    others = _rest(work, units)
+    room = work.goal - others - work.overhead()
+    if room < 0:
+        return True
+    fold_room = work.budget.available - work.budget.preamble_folded - others
+    return _over_bounded(work, units, passes, room, exact=fold_room)
+
+
+def _over_bounded(
+    work: Work, units: list[int], actions: Sequence[Action], room: int, *, exact: int
+) -> bool:
+    """Whether `units` at their cheapest under `actions` (or under their current action)
+    total more than `room`: `_over(..., now=True) is not None`, measuring newest first only
+    while the suffix is within `exact` (what the fold's own scan measures anyway), then
+    adding floors (never above the cheapest) until over; exactly again only when the floors
+    leave it open (rule 7)."""
+    total, j = 0, len(units) - 1
+    while j >= 0 and total <= exact:
+        total += _cheapest(work, units[j], actions, now=True)
+        if total > room:
+            return True
+        j -= 1
+    bound = total
+    for k in range(j, -1, -1):
+        bound += work.costs.floor(units[k], room - bound)
+        if bound > room:
+            return True
+    for k in range(j, -1, -1):
+        total += _cheapest(work, units[k], actions, now=True)
+        if total > room:
+            return True
+    return False
 
 
 def _fold(work: Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
