@@ -256,7 +256,9 @@ def _over_bounded(
         j -= 1
     bound = total
     for k in range(j, -1, -1):
-        bound += work.costs.floor(units[k], room - bound)
+        i = units[k]
+        if work.actions[i] not in _GONE:  # a removed unit costs 0 now: no floor to add
+            bound += work.costs.floor(i, room - bound)
         if bound > room:
             return True
     for k in range(j, -1, -1):
