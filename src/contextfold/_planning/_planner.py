@@ -246,7 +246,8 @@ def _over_bounded(
     """Whether `units` at their cheapest under `actions` (or under their current action)
     total more than `room`: `_over(..., now=True) is not None`, measuring newest first only
     while the suffix is within `exact` (what the fold's own scan measures anyway), then
-    adding floors (never above the cheapest) until over; exactly again only when the floors
+    adding floors (never above the cheapest) until over: asked first only whether each is
+    over 0 (a floor then counts nothing), then in full; exactly again only when the floors
     leave it open (rule 7)."""
     total, j = 0, len(units) - 1
     while j >= 0 and total <= exact:
@@ -254,13 +255,14 @@ def _over_bounded(
         if total > room:
             return True
         j -= 1
-    bound = total
-    for k in range(j, -1, -1):
-        i = units[k]
-        if work.actions[i] not in _GONE:  # a removed unit costs 0 now: no floor to add
-            bound += work.costs.floor(i, room - bound)
-        if bound > room:
-            return True
+    for cheap in (True, False):  # floors over 0 first (they count nothing), then in full
+        bound = total
+        for k in range(j, -1, -1):
+            i = units[k]
+            if work.actions[i] not in _GONE:  # a removed unit costs 0 now: no floor to add
+                bound += work.costs.floor(i, 0 if cheap else room - bound)
+            if bound > room:
+                return True
     for k in range(j, -1, -1):
         total += _cheapest(work, units[k], actions, now=True)
         if total > room:
