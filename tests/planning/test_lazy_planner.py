@@ -20,7 +20,8 @@ from contextfold._planning._plan import (
     UnitCost,
     UnitFlags,
 )
-from contextfold._planning._planner import _over, _over_bounded, plan
+from contextfold._planning._planner import plan
+from contextfold._planning._scan import over, over_bounded
 from contextfold._planning._work import Work
 from contextfold._strategies._steps import Chain
 
@@ -183,8 +184,8 @@ def test_the_bounded_scan_gives_the_exact_answer(
     units = sorted(set(data.draw(st.lists(st.integers(0, len(costs) - 1)))))
     bounded, full = Work(Recorded(costs, floors), budget), Work(KnownCosts(costs), budget)
     bounded.actions, full.actions = list(now), list(now)
-    expected = _over(full, units, actions, room, now=True) is not None
-    assert _over_bounded(bounded, units, actions, room, exact=exact) == expected
+    expected = over(full, units, actions, room, now=True) is not None
+    assert over_bounded(bounded, units, actions, room, exact=exact) == expected
 
 
 _NOW = (Action.KEEP, Action.PRUNE, Action.MASK, Action.FOLD, Action.DROP)
