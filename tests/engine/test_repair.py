@@ -11,6 +11,7 @@ from contextfold import Archive, Message, Text, ToolCall, ToolResult
 from contextfold._engine import _repair as repair_module
 from contextfold._engine._repair import MISSING_RESULT, repair
 from contextfold._engine._shape import SHAPES
+from contextfold._planning._units import Unit, group_units
 
 
 def call(i: str) -> ToolCall:
@@ -138,7 +139,12 @@ def test_sound_exchanges_skip_the_repair_they_do_not_need(
         )
         return fixed.messages, fixed.origins, fixed.notes, fixed.units
 
+    def tangled(messages: list[Message]) -> tuple[list[Unit], list[bool]]:
+        """The units, with no exchange taken as plain: every one goes the general way."""
+        units = group_units(messages)
+        return units, [False] * len(units)
+
     fast = run()
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(repair_module, "_sound", lambda *_: False)
+        patched.setattr(repair_module, "grouped", tangled)
         assert run() == fast

@@ -12,8 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold import chain, drop, evict_fraction, mask, prune, retain_last, summarize
-from contextfold._planning._plan import PlanBudget, Protection, UnitCost, UnitFlags
+from contextfold._planning._plan import (
+    Action,
+    KnownCosts,
+    PlanBudget,
+    Protection,
+    UnitCost,
+    UnitFlags,
+)
 from contextfold._planning._planner import plan
+from contextfold._planning._scan import over, over_bounded
+from contextfold._planning._work import Work
 from contextfold._strategies._steps import Chain
 
 from . import reference_planner
@@ -111,6 +120,9 @@ def test_a_deep_fold_measures_only_the_units_near_the_cut() -> None:
     assert result == reference_planner.plan(costs, budget, steps)
     assert result.folds
     assert len(lazy.measured) < 600  # of 2,002: the kept units and the cut, not the history
+    # asking whether the fold undoes the prune and mask passes measures nothing the fold
+    # does not: of the units it folds, only the cut (the floors answer past it)
+    assert sum(result.actions[i] is Action.FOLD for i in lazy.measured) == 1
 
 
 _FOLDING = [
@@ -151,3 +163,34 @@ def test_a_plan_that_cannot_fit_is_the_reference_plan(
     if steps in _FOLDING:
         for i in lazy.measured:
             assert costs[i].protection is not Protection.NONE or floors[i] == 0
+
+
+@given(
+    st.lists(unit_costs(), min_size=1, max_size=30),
+    budgets(),
+    st.sampled_from([[Action.PRUNE], [Action.MASK], [Action.PRUNE, Action.MASK]]),
+    st.data(),
+)
+def test_the_bounded_scan_gives_the_exact_answer(
+    costs: list[UnitCost], budget: PlanBudget, actions: list[Action], data: st.DataObject
+) -> None:
+    """Floors past `exact` (never above a unit's cheapest) answer as the exact scan does,
+    whatever the units' current actions (a removed unit costs nothing now)."""
+    room, exact = data.draw(st.integers(-100, 20_000)), data.draw(st.integers(-100, 20_000))
+    floors = [data.draw(st.integers(0, _cheapest(c))) for c in costs]
+    now = [
+        data.draw(st.sampled_from([a for a in _NOW if a in _ALWAYS or _has(c, a)])) for c in costs
+    ]
+    units = sorted(set(data.draw(st.lists(st.integers(0, len(costs) - 1)))))
+    bounded, full = Work(Recorded(costs, floors), budget), Work(KnownCosts(costs), budget)
+    bounded.actions, full.actions = list(now), list(now)
+    expected = over(full, units, actions, room, now=True) is not None
+    assert over_bounded(bounded, units, actions, room, exact=exact) == expected
+
+
+_NOW = (Action.KEEP, Action.PRUNE, Action.MASK, Action.FOLD, Action.DROP)
+_ALWAYS = (Action.KEEP, Action.FOLD, Action.DROP)
+
+
+def _has(cost: UnitCost, action: Action) -> bool:
+    return (cost.pruned if action is Action.PRUNE else cost.masked) is not None

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from contextfold import Card, Marker, Message, Reasoning, Summary, Text, ToolCall, ToolResult
 from contextfold._messages import BRIDGE_NOTE
-from contextfold._planning._units import UnitKind, group_units
+from contextfold._planning._units import UnitKind, group_units, grouped
 
 from ..engine.conversations import conversation, shapes
 from ..strategies import messages as any_messages
@@ -121,3 +121,46 @@ def test_units_never_split_a_call_from_its_result(data: st.DataObject) -> None:
         calls = [p.id for m in span for p in m.parts if isinstance(p, ToolCall)]
         results = [p.call_id for m in span for p in m.parts if isinstance(p, ToolResult)]
         assert sorted(calls) == sorted(results)
+
+
+def _plain(messages: list[Message], start: int, stop: int) -> bool:
+    """The definition of a plain exchange (rule 7), read from its messages: one assistant
+    message, the first, whose calls the others' results answer exactly, each once."""
+    if messages[start].role != "assistant":
+        return False
+    calls = [p.id for p in messages[start].parts if isinstance(p, ToolCall)]
+    answered: list[str] = []
+    for message in messages[start + 1 : stop]:
+        if message.role == "assistant":
+            return False
+        answered += [p.call_id for p in message.parts if isinstance(p, ToolResult)]
+    return sorted(calls) == sorted(answered)
+
+
+_ids = st.sampled_from(["a", "b", "c"])
+_messy = st.lists(
+    st.one_of(
+        st.builds(
+            lambda ids: Message("assistant", tuple(map(call, ids))), st.lists(_ids, max_size=3)
+        ),
+        st.builds(lambda ids: Message("tool", tuple(map(result, ids))), st.lists(_ids, max_size=2)),
+        st.builds(lambda ids: Message("user", (*map(result, ids), Text("t"))), st.lists(_ids)),
+        st.just(Message("user", (Text("next"),))),
+    ),
+    max_size=12,
+)
+"""Calls and results in any order, stray, repeated or missing."""
+
+
+@given(st.data())
+def test_plain_exchanges_are_seen_while_grouping(data: st.DataObject) -> None:
+    """`grouped` marks plain exactly the exchanges the definition calls plain, and its
+    units are `group_units`'."""
+    messages = data.draw(st.one_of(conversation(data.draw(shapes)), st.lists(any_messages), _messy))
+    units, plain = grouped(messages)
+    assert units == group_units(messages)
+    expected = [
+        u.kind is UnitKind.EXCHANGE and not u.dangling and _plain(messages, u.start, u.stop)
+        for u in units
+    ]
+    assert plain == expected

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._messages import Message, Part, Text, ToolCall, ToolResult
-from .._planning._units import Unit, UnitKind, carries_results, group_units
+from .._planning._units import Unit, UnitKind, carries_results, grouped
 from ._shape import Shape, alternation_gaps
 
 MISSING_RESULT = (
@@ -66,21 +66,23 @@ def repair(
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
     is still waiting for their results.
     """
-    out = Repaired(units=group_units(messages))
-    units = list(out.units)
+    units, plain = grouped(messages)
+    out = Repaired(units=units)
+    units = list(units)
     waiting = pending_tail and bool(units) and bool(units[-1].dangling)
     if waiting:
         units[-1] = dataclasses.replace(units[-1], dangling=())
     used: set[str] = set()
     whole = 0  # messages from here to the unit at hand need no repair: they pass through
-    for unit in units:
+    sound_ok = not shape.results_in_user  # results in user turns need their ids checked
+    for unit, simple in zip(units, plain, strict=True):
         if unit.kind is UnitKind.ORPHAN:
             _pass(messages, origins, whole, unit.start, out)
             ref = archive(messages[unit.start])
             out.notes.append(
                 f"message {origins[unit.start]}: removed a tool result with no call ({ref})"
             )
-        elif unit.kind is UnitKind.EXCHANGE and not _sound(messages, unit, shape):
+        elif unit.kind is UnitKind.EXCHANGE and not (simple and sound_ok):
             _pass(messages, origins, whole, unit.start, out)
             window = slice(unit.start, unit.stop)
             span = list(zip(messages[window], origins[window], strict=True))
@@ -88,7 +90,7 @@ def repair(
                 span = _unique_ids(span, used, out.notes)
             tail = waiting and unit is units[-1]
             _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
-        else:  # nothing to repair (a sound exchange passes through whole)
+        else:  # nothing to repair (a plain exchange passes through whole)
             continue
         whole = unit.stop
     _pass(messages, origins, whole, len(messages), out)
@@ -108,27 +110,6 @@ def _pass(
 
 
 _Span = list[tuple[Message, int | None]]
-
-
-def _sound(messages: Sequence[Message], unit: Unit, shape: Shape) -> bool:
-    """Whether an exchange needs no repair, the common case, seen without building it
-    again: one assistant message whose calls the rest answer exactly (no stray, no
-    missing result, nothing to regroup), in a format that keeps results in their own
-    messages (results in user turns also need their ids checked across the history)."""
-    if unit.dangling or shape.results_in_user:
-        return False
-    calls = [p.id for p in messages[unit.start].parts if isinstance(p, ToolCall)]
-    answered: list[str] = []
-    for i in range(unit.start + 1, unit.stop):
-        message = messages[i]
-        if message.role == "assistant":
-            return False
-        for part in message.parts:  # a loop, not a generator per message
-            if isinstance(part, ToolResult):
-                answered.append(part.call_id)
-    if len(calls) != len(answered):
-        return False
-    return calls == answered or sorted(calls) == sorted(answered)
 
 
 def _exchange(

@@ -33,7 +33,8 @@ Rules:
    those alone are over the goal; a unit kept whole that a pass removes is not measured
    when its floor shows it costs something; prune and mask passes that the fold would
    undo (a summarize step follows and even every unit at its cheapest would not fit) are
-   skipped, which the newest-first scan that finds the fold's cut shows; a removed unit is
+   skipped, which the newest-first scan that finds the fold's cut shows (measured as far
+   as the fold's own scan goes, then floors past it: `_scan` rule 2); a removed unit is
    measured in the relax pass only when its floor could fit, and a repeated relax pass
    stops, while it has changed nothing, at the previous pass's oldest change (the older
    units were tried in the state that pass left: they fail again). When the floor with
@@ -50,6 +51,7 @@ from collections.abc import Iterable, Sequence
 from .._strategies._eviction import Eviction, _Fit
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
 from ._plan import Action, Costs, KnownCosts, Measured, Plan, PlanBudget, Protection, UnitCost
+from ._scan import outside, over, over_bounded
 from ._work import GONE as _GONE
 from ._work import Work
 
@@ -166,18 +168,6 @@ def _greedy(work: Work, units: Iterable[int], action: Action) -> None:
             work.set(i, action)
 
 
-def _cheapest(work: Work, i: int, actions: Sequence[Action], now: bool = False) -> int:
-    """Unit i's tokens whole (or, with `now`, under its current action) or under the
-    cheapest of `actions` that applies."""
-    best = work.cost(i, work.actions[i] if now else _KEEP)
-    assert best is not None  # a unit's action applies to it, and keeping always does
-    for action in actions:
-        cost = work.cost(i, action)
-        if cost is not None and cost < best:
-            best = cost
-    return best
-
-
 def _passes(steps: Chain) -> list[Action]:
     """The lighter actions the fold considers (the chain's prune and mask)."""
     return [a for a, name in ((_PRUNE, "prune"), (_MASK, "mask")) if steps.get(name)]
@@ -185,31 +175,6 @@ def _passes(steps: Chain) -> list[Action]:
 
 def _foldable(work: Work, old: list[int]) -> list[int]:
     return [i for i in old if work.flags[i].foldable and work.actions[i] is not _DROP]
-
-
-def _rest(work: Work, units: list[int]) -> int:
-    """Exact tokens of every unit outside `units`, under its action."""
-    inside = set(units)
-    total = 0
-    for i, action in enumerate(work.actions):
-        if i not in inside:
-            cost = work.cost(i, action)
-            assert cost is not None
-            total += cost
-    return total
-
-
-def _over(
-    work: Work, units: list[int], actions: Sequence[Action], room: int, now: bool = False
-) -> int | None:
-    """Newest first, the first position in `units` whose suffix at its cheapest under
-    `actions` is over `room` (None when the whole suffix fits): only these are measured."""
-    total = 0
-    for j in range(len(units) - 1, -1, -1):
-        total += _cheapest(work, units[j], actions, now)
-        if total > room:
-            return j
-    return None
 
 
 def _undone_by_fold(
@@ -230,8 +195,12 @@ def _undone_by_fold(
         return True
     units = _foldable(work, old)
     passes = [_PRUNE if isinstance(s, Prune) else _MASK for s in rest[:between]]
-    room = work.goal - _rest(work, units) - work.overhead()
-    return room < 0 or _over(work, units, passes, room, now=True) is not None
+    others = outside(work, units)
+    room = work.goal - others - work.overhead()
+    if room < 0:
+        return True
+    fold_room = work.budget.available - work.budget.preamble_folded - others
+    return over_bounded(work, units, passes, room, exact=fold_room)
 
 
 def _fold(work: Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
@@ -243,12 +212,12 @@ def _fold(work: Work, old: list[int], eviction: Eviction, steps: Chain) -> None:
     if work.hopeless:  # the rest holds the floor: the room is negative
         room = -1
     else:
-        room = work.budget.available - work.budget.preamble_folded - _rest(work, units)
+        room = work.budget.available - work.budget.preamble_folded - outside(work, units)
     if room < 0:
         needed = n
     else:
-        over = _over(work, units[1:], _passes(steps), room)
-        needed = 1 if over is None else over + 2
+        cut = over(work, units[1:], _passes(steps), room)
+        needed = 1 if cut is None else cut + 2
     k = min(n, max(needed, eviction.count(n)))
     work.remove(units[:k], _FOLD)
     remaining = units[k:]

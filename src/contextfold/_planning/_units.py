@@ -15,6 +15,9 @@ Rules:
 5. A result nobody asked for is an ORPHAN; a call nobody answered is DANGLING. Both are
    reported so the engine can repair them; neither is ever split from its unit.
 6. Any other message (a system note mid-conversation) is a NOTE.
+7. `grouped` also tells which exchanges are plain: one assistant message whose calls the
+   rest answer exactly, each once, with no result left over (what repair passes through
+   untouched), seen in the same walk.
 Grouping is pure and linear in the number of messages.
 """
 
@@ -96,15 +99,22 @@ def carries_results(message: Message) -> bool:
 
 def group_units(messages: Sequence[Message]) -> list[Unit]:
     """Partition `messages` into units (rules 1-6); the units cover every message in order."""
+    return grouped(messages)[0]
+
+
+def grouped(messages: Sequence[Message]) -> tuple[list[Unit], list[bool]]:
+    """`group_units(messages)`, and per unit whether it is a plain exchange (rule 7)."""
     units: list[Unit] = []
     i = _prefix(messages, units)
+    plain = [False] * len(units)
     n = len(messages)
     while i < n:
         message = messages[i]
+        simple = False
         if is_artifact_message(message):
             unit = Unit(UnitKind.BRIDGE, i, i + 1)
         elif message.role == "assistant":
-            unit = _exchange(messages, i)
+            unit, simple = _exchange(messages, i)
         elif carries_results(message):
             unit = Unit(UnitKind.ORPHAN, i, i + 1)
         elif message.role == "user":
@@ -112,8 +122,9 @@ def group_units(messages: Sequence[Message]) -> list[Unit]:
         else:
             unit = Unit(UnitKind.NOTE, i, i + 1)
         units.append(unit)
+        plain.append(simple)
         i = unit.stop
-    return units
+    return units, plain
 
 
 def _prefix(messages: Sequence[Message], units: list[Unit]) -> int:
@@ -130,10 +141,13 @@ def _prefix(messages: Sequence[Message], units: list[Unit]) -> int:
     return i
 
 
-def _exchange(messages: Sequence[Message], start: int) -> Unit:
+def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
+    """The exchange from `start` (rule 4), and whether it is plain (rule 7)."""
     pending: dict[str, int] = {}
     unanswered = 0  # calls pending: the sum of `pending`
     answered_any = False
+    callers = 0  # assistant messages in the unit
+    strays = 0  # results in its messages that answer no pending call
     i = start
     n = len(messages)
     while i < n:
@@ -142,40 +156,46 @@ def _exchange(messages: Sequence[Message], start: int) -> Unit:
         if role == "assistant":
             if answered_any and not unanswered:
                 break
+            callers += 1
             for part in message.parts:
                 if isinstance(part, ToolCall):
                     pending[part.id] = pending.get(part.id, 0) + 1
                     unanswered += 1
-        elif (role == "tool" or carries_results(message)) and (
-            answered := _answers(message, pending)
-        ):
+        elif role == "tool" or carries_results(message):
+            answered, left = _answers(message, pending)
+            if not answered:
+                break
             answered_any = True
             unanswered -= answered
+            strays += left
         else:
             break
         i += 1
     if not unanswered:  # every call answered (the common case)
-        return Unit(UnitKind.EXCHANGE, start, i)
+        return Unit(UnitKind.EXCHANGE, start, i), callers == 1 and not strays
     dangling = tuple(sorted(c for c, left in pending.items() for _ in range(left)))
-    return Unit(UnitKind.EXCHANGE, start, i, dangling)
+    return Unit(UnitKind.EXCHANGE, start, i, dangling), False
 
 
-def _answers(message: Message, pending: dict[str, int]) -> int:
+def _answers(message: Message, pending: dict[str, int]) -> tuple[int, int]:
     """Consume the results in `message` that answer pending calls; how many did (0 when
-    none does, and then nothing is consumed)."""
+    none does, and then nothing is consumed) and how many results did not."""
     parts = message.parts
     if len(parts) == 1:  # the common case: one result, answering one pending call or none
         part = parts[0]
         if not isinstance(part, ToolResult) or pending.get(part.call_id, 0) <= 0:
-            return 0
+            return _NONE
         pending[part.call_id] -= 1
-        return 1
+        return _ONE
     ids = [p.call_id for p in parts if isinstance(p, ToolResult)]
     if not any(pending.get(c, 0) > 0 for c in ids):
-        return 0
+        return _NONE
     answered = 0
     for call_id in ids:
         if pending.get(call_id, 0) > 0:
             pending[call_id] -= 1
             answered += 1
-    return answered
+    return answered, len(ids) - answered
+
+
+_NONE, _ONE = (0, 0), (1, 0)
