@@ -40,13 +40,14 @@ from ._engine._counting import (
 )
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
-from ._errors import ConfigurationError, InvalidConversation
+from ._errors import ConfigurationError
+from ._manager_intake import request_shaped, tool_specs
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
-from ._planning._trigger import Trigger, TriggerState, after, decide
+from ._planning._trigger import Trigger, TriggerState, adapted_low, after, decide
 from ._policy import Policy
 from ._report import Report
-from ._snapshot import dump_state, load_state
+from ._snapshot import dump_state, load_state, load_trigger
 from ._strategies._steps import Prune, chain
 from ._summarizers._protocol import Summarizer
 from ._tokens._calibrated import CalibratedCounter
@@ -65,59 +66,6 @@ else:  # the default matters only to type checkers; the core needs no typing_ext
 _WINDOW = 16
 _TURN_WINDOW = 16
 _MIN_TURNS = 3
-_AHEAD = 3
-"""Turns a forced compaction leaves room for under the high-water mark (Policy rule 6)."""
-_MIN_LOW = 0.25
-_NEWEST = 1.2
-"""A compaction keeps the newest turn: the adapted mark leaves it this much room."""
-
-
-def _adapted(low: int, high: int, budget: int, turn: int) -> int:
-    """The low-water mark that leaves room for the next few turns of size `turn` under
-    `high` (Policy rule 6): at most `low`, never below MIN_LOW of the budget nor below what
-    the newest turn itself needs; `low` unchanged when not even one more turn would fit."""
-    floor = max(int(_MIN_LOW * budget), int(_NEWEST * turn))
-    ahead = min(_AHEAD, (high - floor) // turn) if turn > 0 else 0
-    return low if ahead < 1 else min(low, high - ahead * turn)
-
-
-_ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
-_CHAT_RESPONSE = frozenset({"annotations"})
-
-
-def _request_shaped(message: object, format: str) -> object:
-    """A message as a request may carry it: a response object appended as it came back
-    (the SDK's `Message`, `ChatCompletionMessage`) loses the fields only responses have."""
-    if not isinstance(message, dict):
-        return message
-    if format == "anthropic" and message.get("type") == "message":
-        return {k: v for k, v in message.items() if k not in _ANTHROPIC_RESPONSE}
-    if format == "openai-chat" and message.get("role") == "assistant":
-        return {
-            k: v
-            for k, v in message.items()
-            if k not in _CHAT_RESPONSE and (v is not None or k == "content")
-        }
-    return message
-
-
-def _tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
-    """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
-    an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
-    given = list(tools)
-    wire = [t for t in given if not isinstance(t, ToolSpec)]
-    if not wire:
-        return tuple(t for t in given if isinstance(t, ToolSpec))
-    key = "input" if format == "openai-responses" else "messages"
-    _, parsed = parse({key: [], "tools": [to_plain(t) for t in wire]}, format)
-    specs = iter(parsed.tools)
-    return tuple(t if isinstance(t, ToolSpec) else next(specs) for t in given)
-
-
-def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 _SKIP = object()
 
 
@@ -161,7 +109,7 @@ class ContextManager(Generic[W]):
         self.counter = inner if isinstance(inner, CalibratedCounter) else CalibratedCounter(inner)
         self.summarizer: Summarizer = summarizer or default_summarizer(self.counter)
         self.archive = archive if archive is not None else Archive()
-        self.tools = _tool_specs(tools, format)
+        self.tools = tool_specs(tools, format)
         self.last_report: Report | None = None
         self._entries: list[_Entry] = []
         self._raw_total = 0
@@ -196,7 +144,7 @@ class ContextManager(Generic[W]):
             self.add(message)
 
     def _parse(self, wire: object) -> list[Message]:
-        _, conversation = parse([_request_shaped(to_plain(wire), self.format)], self.format)
+        _, conversation = parse([request_shaped(to_plain(wire), self.format)], self.format)
         return list(conversation.messages)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:
@@ -280,7 +228,7 @@ class ContextManager(Generic[W]):
         high = int(policy.high * budget)
         low = int(policy.low * budget)
         if policy.adapt and len(self._turns) >= _MIN_TURNS:  # rule 6 of Policy
-            low = _adapted(low, high, budget, int(median(self._turns)))
+            low = adapted_low(low, high, budget, int(median(self._turns)))
         return WaterMarks(
             high=high,
             low=low,
@@ -437,17 +385,7 @@ class ContextManager(Generic[W]):
         for estimated, actual in state.observed:
             manager.counter.observe(estimated, actual)
         manager._observed = list(state.observed)
-        trigger = dict(state.trigger)
-        turns, unseen = trigger.pop("turns", []), trigger.pop("unseen", 0)
-        plain = all(v is None or isinstance(v, int | float) for v in trigger.values())
-        if not isinstance(turns, list) or not all(_count(t) for t in turns) or not _count(unseen):
-            plain = False
-        try:
-            manager._trigger = TriggerState(**trigger)  # type: ignore[arg-type]
-        except TypeError:
-            plain = False
-        if not plain:
-            raise InvalidConversation("not a trigger state", field="trigger")
-        manager._turns.extend(turns)  # type: ignore[arg-type]
-        manager._raw_seen = manager._raw_total - unseen  # type: ignore[operator]
+        manager._trigger, turns, unseen = load_trigger(state.trigger)
+        manager._turns.extend(turns)
+        manager._raw_seen = manager._raw_total - unseen
         return manager

@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from ._adapters import check_format, render
 from ._archive import Archive
@@ -36,6 +36,7 @@ from ._messages import (
     message_text,
     refs_in,
 )
+from ._planning._trigger import TriggerState
 from ._policy import Policy
 from ._policy_json import dump_policy, load_policy
 from ._serialize import dump_conversation, dump_message, load_conversation, load_message
@@ -160,6 +161,26 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         policy=policy if policy is not None else load_policy(snapshot.get("policy")),
         trigger=dict(_mapping(snapshot.get("trigger"), "trigger")),
     )
+
+
+def load_trigger(data: Mapping[str, object]) -> tuple[TriggerState, list[int], int]:
+    """The trigger's memory, the recent turns' sizes and the tokens not yet sent."""
+    trigger = dict(data)
+    turns, unseen = trigger.pop("turns", []), trigger.pop("unseen", 0)
+    plain = all(v is None or isinstance(v, int | float) for v in trigger.values())
+    if not isinstance(turns, list) or not all(_count(t) for t in turns) or not _count(unseen):
+        plain = False
+    try:
+        state = TriggerState(**trigger)  # type: ignore[arg-type]
+    except TypeError:
+        plain = False
+    if not plain:
+        raise InvalidConversation("not a trigger state", field="trigger")
+    return state, cast(list[int], turns), cast(int, unseen)
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _mapping(value: object, field: str) -> Mapping[str, object]:

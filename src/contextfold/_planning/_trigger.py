@@ -9,12 +9,22 @@ Rules:
 3. The prune tier fires once when the view crosses `prune_at` from below: it prunes
    oversized old tool results and then stays quiet until the view drops under the mark
    again (after a full compaction), so the prefix is not rewritten turn after turn.
+4. An agent loop's low-water mark adapts to its typical turn (Policy rule 6): it leaves
+   room for the next AHEAD turns under the high-water mark, never below MIN_LOW of the
+   budget nor below what the newest turn needs (NEWEST times it); it stays as it is when
+   not even one more turn would fit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+_AHEAD = 3
+"""Turns a forced compaction leaves room for under the high-water mark (Policy rule 6)."""
+_MIN_LOW = 0.25
+_NEWEST = 1.2
+"""A compaction keeps the newest turn: the adapted mark leaves it this much room."""
 
 
 class Trigger(Enum):
@@ -70,3 +80,12 @@ def after(trigger: Trigger, total_after: int, marks: Marks, state: TriggerState)
         case Trigger.NONE:
             rearm = marks.prune_at is not None and total_after <= marks.prune_at
             return TriggerState(state.stuck_at, state.prune_armed or rearm)
+
+
+def adapted_low(low: int, high: int, budget: int, turn: int) -> int:
+    """The low-water mark that leaves room for the next few turns of size `turn` under
+    `high` (Policy rule 6): at most `low`, never below MIN_LOW of the budget nor below what
+    the newest turn itself needs; `low` unchanged when not even one more turn would fit."""
+    floor = max(int(_MIN_LOW * budget), int(_NEWEST * turn))
+    ahead = min(_AHEAD, (high - floor) // turn) if turn > 0 else 0
+    return low if ahead < 1 else min(low, high - ahead * turn)

@@ -1,0 +1,49 @@
+"""What a ContextManager takes in: messages as a request carries them, tool definitions.
+
+Rules:
+1. A response object appended as it came back (the SDK's `Message`,
+   `ChatCompletionMessage`) loses the fields only responses have, so it reads as the
+   request message it becomes; anything else passes through untouched.
+2. Tools are ToolSpecs or definitions in the format's wire shape (the dicts an SDK call
+   takes), parsed as the format's own `tools`; the given order is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ._adapters import parse
+from ._adapters._sdk import to_plain
+from ._messages import ToolSpec
+
+_ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
+_CHAT_RESPONSE = frozenset({"annotations"})
+
+
+def request_shaped(message: object, format: str) -> object:
+    """A message as a request may carry it: a response object appended as it came back
+    (the SDK's `Message`, `ChatCompletionMessage`) loses the fields only responses have."""
+    if not isinstance(message, dict):
+        return message
+    if format == "anthropic" and message.get("type") == "message":
+        return {k: v for k, v in message.items() if k not in _ANTHROPIC_RESPONSE}
+    if format == "openai-chat" and message.get("role") == "assistant":
+        return {
+            k: v
+            for k, v in message.items()
+            if k not in _CHAT_RESPONSE and (v is not None or k == "content")
+        }
+    return message
+
+
+def tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
+    """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
+    an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
+    given = list(tools)
+    wire = [t for t in given if not isinstance(t, ToolSpec)]
+    if not wire:
+        return tuple(t for t in given if isinstance(t, ToolSpec))
+    key = "input" if format == "openai-responses" else "messages"
+    _, parsed = parse({key: [], "tools": [to_plain(t) for t in wire]}, format)
+    specs = iter(parsed.tools)
+    return tuple(t if isinstance(t, ToolSpec) else next(specs) for t in given)
