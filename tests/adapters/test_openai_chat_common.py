@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold._adapters import _openai_chat as chat
+from contextfold._adapters import _openai_chat_common as common
 from contextfold._messages import Message
 
 texts = st.text(max_size=20)
@@ -46,7 +47,7 @@ def test_common_layouts_read_as_the_general_path(
             raw = {"role": role, "tool_call_id": call, "name": "n", "content": content}
     if backwards:  # any key order: the general path keeps it in extras
         raw = dict(reversed(raw.items()))
-    _same(chat._common(raw), raw)
+    _same(common.read_common(raw), raw)
 
 
 @given(st.sampled_from(["user", "tool", "function"]), texts)
@@ -61,9 +62,9 @@ def test_other_layouts_take_the_general_path(role: str, content: str) -> None:
     else:
         layouts.append({"role": role, "tool_call_id": "c", "name": None, "content": content})
     for raw in layouts:
-        assert chat._common(raw) is None
+        assert common.read_common(raw) is None
     if role == "function":
-        assert chat._common({"role": role, "content": content}) is None
+        assert common.read_common({"role": role, "content": content}) is None
 
 
 def _call(call_id: str, *, index: bool = False, backwards: bool = False) -> dict[str, object]:
@@ -89,7 +90,7 @@ def test_calls_read_as_the_general_path(
     raw: dict[str, object] = {"role": "assistant", "content": content, "tool_calls": made}
     if backwards:
         raw = dict(reversed(raw.items()))
-    _same(chat._common_calls(raw), raw)
+    _same(common.read_common_calls(raw), raw)
 
 
 def test_other_calls_take_the_general_path() -> None:
@@ -103,7 +104,7 @@ def test_other_calls_take_the_general_path() -> None:
         {"role": "user", "content": None, "tool_calls": [_call("c")]},
     ]
     for raw in layouts:
-        assert chat._common_calls(raw) is None
+        assert common.read_common_calls(raw) is None
 
 
 _parts = st.lists(
@@ -142,7 +143,7 @@ def test_listed_tool_results_read_as_the_general_path(
         raw["cache_control"] = {"type": "ephemeral"}
     if backwards:
         raw = dict(reversed(raw.items()))
-    made = chat._common(raw)
+    made = common.read_common(raw)
     if made is None:  # a layout the fast path leaves to the general one
         assert name == "odd name" or any(layout != "plain" for _, layout in parts)
         return

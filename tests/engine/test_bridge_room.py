@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from contextfold import Archive, Image, Message, Policy, Text, ToolCall, ToolResult
 from contextfold._engine._drive import run
-from contextfold._engine._flow import Marks, Settings, _bridge_cost, compact_flow
+from contextfold._engine._flow import Marks, Settings, compact_flow
+from contextfold._engine._prepare import bridge_cost
 from contextfold._summarizers._ledger import LedgerSummarizer
 from contextfold.testing import FixedCounter
 
@@ -86,7 +87,7 @@ def test_a_pin_in_the_middle_counts_a_bridge_on_each_side_in_the_floor() -> None
         Message("user", (Text("the the the the the the the the the the the the the"),)),
     ]
     pinned, hard = frozenset({9}), (0, 8, 9, 13)
-    bridge = _bridge_cost(COUNTER)
+    bridge = bridge_cost(COUNTER)
     floor = sum(COUNTER.count(messages[i]) for i in hard) + 2 * bridge
     for budget in range(floor - 12, floor + 12):
         settings = Settings(budget, int(0.6 * budget), "anthropic", Policy(), COUNTER, "fixed", 0)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold import Archive, Message, Policy, Text
-from contextfold._engine import _flow
+from contextfold._engine import _flow, _prepare
 from contextfold._engine._drive import run
 from contextfold._engine._flow import Marks, Outcome, Settings, compact_flow
 from contextfold._summarizers._ledger import LedgerSummarizer
@@ -28,7 +28,7 @@ def _compact(messages: list[Message], shape: str, budget: int, target: int) -> O
 
 def _both(messages: list[Message], shape: str, budget: int, target: int) -> tuple[Outcome, Outcome]:
     short = _compact(messages, shape, budget, target)
-    with patch.object(_flow, "_fits_whole", lambda *_: False):
+    with patch.object(_flow, "fits_whole", lambda *_: False):
         planned = _compact(messages, shape, budget, target)
     return short, planned
 
@@ -62,13 +62,13 @@ def test_the_shortcut_is_taken_when_everything_fits(monkeypatch: pytest.MonkeyPa
         Message("assistant", (Text("Sure."),)),
     ]
     taken: list[bool] = []
-    fits_whole = _flow._fits_whole
+    fits_whole = _prepare.fits_whole
 
     def spy(*args: object) -> bool:
         taken.append(fits_whole(*args))  # type: ignore[arg-type]
         return taken[-1]
 
-    monkeypatch.setattr(_flow, "_fits_whole", spy)
+    monkeypatch.setattr(_flow, "fits_whole", spy)
     out = _compact(messages, "openai-chat", 1_000, 1_000)
     assert taken == [True]
     assert out.messages == tuple(messages)

@@ -9,16 +9,10 @@ from hypothesis import strategies as st
 
 from contextfold import Archive, Card, Message, Policy, ToolCall, ToolResult
 from contextfold._engine._drive import run
-from contextfold._engine._flow import (
-    Marks,
-    Outcome,
-    Settings,
-    _plan,
-    _prepare,
-    _prune_size,
-    compact_flow,
-)
+from contextfold._engine._flow import Marks, Outcome, Settings, compact_flow
 from contextfold._engine._measure import Counts
+from contextfold._engine._prepare import plan as plan_for
+from contextfold._engine._prepare import prepare, prune_size
 from contextfold._messages import MARKER_RE, message_text
 from contextfold._planning._units import UnitKind, group_units
 from contextfold._summarizers._ledger import LedgerSummarizer
@@ -162,9 +156,9 @@ def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
     settings = Settings(
         case.budget, int(0.6 * case.budget), case.shape, Policy(), COUNTER, "fixed", 0
     )
-    prep = _prepare(case.messages, settings, Archive())
+    prep = prepare(case.messages, settings, Archive())
     counts = Counts(COUNTER, case.messages)
-    plan, _ = _plan(prep, settings, Marks(pinned=case.pins), _prune_size(settings), counts)
+    plan, _ = plan_for(prep, settings, Marks(pinned=case.pins), prune_size(settings), counts)
     out = compact(case)
     if out.report.compacted:
         # the card and summary fill the room the plan leaves, up to its goal; the card

@@ -4,8 +4,8 @@ Rules:
 1. `compact_flow` is a generator: it yields a SummaryRequest whenever it needs a summary
    and receives the SummaryResult; sync and async drivers only pump it (STYLE rule 3).
 2. Order: take the preamble and bridges off, repair, group into units, measure, plan
-   (pure), apply the plan, fold summaries, rebuild the card, put the preamble back,
-   bridge turns where the format needs alternation, count the result.
+   (pure; these in `_prepare`), apply the plan, fold summaries, rebuild the card, put the
+   preamble back, bridge turns where the format needs alternation, count the result.
 3. Every payload that leaves or shrinks is archived first; its reference is reported.
 4. When the plan changes nothing and nothing was repaired, the input comes back as is.
 5. So does an input the plan could not shrink (bridges can cost more than what left).
@@ -28,67 +28,36 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .._messages import Card, Message, Summary
-from .._planning._plan import Plan, PlanBudget, Protection
-from .._planning._planner import plan as make_plan
-from .._planning._units import Unit, group_units
-from .._policy import Policy
+from .._planning._plan import Plan
 from .._report import Report
-from .._strategies._steps import Mask, Prune
+from .._strategies._steps import Mask
 from .._summarizers._protocol import SummaryRequest, SummaryResult
-from .._tokens._protocol import TokenCounter
 from ._apply import Applied, Archiver, Tools, apply_plan
 from ._artifacts import same_messages, vouch
-from ._cards import card_after, card_bounds, card_retires, retire_in_place
-from ._costs import UnitCosts, protections, resolve_prune
-from ._measure import Counts, packaged
-from ._preamble import BEFORE_ALL, Split, insert, placements, split
-from ._repair import repair
+from ._cards import card_after, card_retires, retire_in_place
+from ._measure import Counts
+from ._preamble import BEFORE_ALL, insert, placements
+from ._prepare import (
+    Prepared,
+    bridge_cost,
+    fits_whole,
+    plan,
+    prepare,
+    protected_tokens,
+    protection_of,
+    prune_size,
+)
 from ._room import fill, kept_tokens, room_left
-from ._shape import BRIDGE_REF, SHAPES, add_bridges, bridges_needed
-from ._shape import bridge as bridge_message
-from ._summary import reserve_for, summary_cap
-from ._transform import PruneSize
+from ._settings import Marks, Settings
+from ._shape import SHAPES, add_bridges
 
 FITS = "fits without compaction"
 """The verdict when everything is kept as it is."""
 
-CARD_SHARE = 0.35
-"""Share of the target the planned card may take beyond its rules (it fills the room)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything one compaction needs, already resolved."""
-
-    budget: int
-    target: int
-    format: str
-    policy: Policy
-    counter: TokenCounter
-    counter_name: str
-    overhead: int
-    """Fixed tokens outside the messages: reply priming and tool schemas."""
-    pending_tail: bool = False
-    """Leave the last exchange's unanswered calls alone (an agent loop awaits them)."""
-    card_ceiling: float = 1.0
-    """Share of the budget the card may fill up to when the target's room cannot show every
-    statement: the whole budget for one-shot calls; an agent loop passes its high-water
-    mark, so its next turn does not compact again at once."""
-    whole_spans: bool = False
-    """The summarizer takes a whole folded span in one request (the embedded ledger bounds
-    its own reading): unless the policy sets `chunk_tokens`, the span is neither cut into
-    chunks nor counted for them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Marks:
-    """Caller marks on input messages, by index."""
-
-    pinned: frozenset[int] = field(default_factory=frozenset)
-    droppable: frozenset[int] = field(default_factory=frozenset)
+__all__ = ["FITS", "Marks", "Outcome", "Settings", "compact_flow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +68,6 @@ class Outcome:
     report: Report
     origins: tuple[int | None, ...]
     """Input index of each output message; None for card, summary, bridges, repairs."""
-
-
-@dataclass(slots=True)
-class _Prepared:
-    parts: Split
-    body: list[Message]
-    origins: list[int | None]
-    units: list[Unit]
-    notes: tuple[str, ...]
 
 
 def compact_flow(
@@ -121,16 +81,16 @@ def compact_flow(
     counter = counts if isinstance(counts, Counts) else Counts(settings.counter, messages, counts)
     settings = dataclasses.replace(settings, counter=counter)
     before = _Before(settings.overhead, counter)
-    prep = _prepare(messages, settings, archive)
+    prep = prepare(messages, settings, archive)
     card = prep.parts.card
     kept = [] if card is None else _unpinned(prep, marks)  # only a card needs them (rule 6)
     stale_card = card is not None and card_retires(card, kept)
     as_is = not prep.notes and not prep.parts.bridges and not stale_card
-    if as_is and _fits_whole(prep, settings, counter):  # rule 9: no plan to make
-        protected = _protected(prep, settings, _protection(prep, settings, marks), counter)
+    if as_is and fits_whole(prep, settings, counter):  # rule 9: no plan to make
+        protected = protected_tokens(prep, settings, protection_of(prep, settings, marks), counter)
         return _unchanged(messages, settings, before, FITS, protected)
-    prune = _prune_size(settings)
-    the_plan, protected = _plan(prep, settings, marks, prune, counter)
+    prune = prune_size(settings)
+    the_plan, protected = plan(prep, settings, marks, prune, counter)
     if not the_plan.changes and as_is:
         return _unchanged(messages, settings, before, the_plan.reason, protected)
     mask = settings.policy.steps.get("mask")
@@ -211,7 +171,7 @@ _Placed = list[tuple[int, Message]]
 
 def _new_artifacts(
     applied: Applied,
-    prep: _Prepared,
+    prep: Prepared,
     settings: Settings,
     archive: Archiver,
     the_plan: Plan,
@@ -235,7 +195,7 @@ def _new_artifacts(
     )
     superseded = tuple(applied.refs[archived:])
     alternate = SHAPES[settings.format].alternate
-    bridge = _bridge_cost(settings.counter) if alternate else 0
+    bridge = bridge_cost(settings.counter) if alternate else 0
     apart = bridge if anchor != BEFORE_ALL else 0  # the card's own bridge, summary elsewhere
     kept = kept_tokens(applied, counts)
     room, most = (
@@ -267,10 +227,6 @@ def _new_artifacts(
     return placements(filled.card, filled.summary, anchor, joined), filled.shown, filled.pointer
 
 
-def _bridge_cost(counter: TokenCounter) -> int:
-    return counter.count(bridge_message("assistant", BRIDGE_REF))
-
-
 _Pair = tuple[str | None, str | None]
 
 
@@ -283,113 +239,9 @@ def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _P
             refs.append(archive.put(kind(old), label=f"replaced {kind.__name__.lower()}"))
 
 
-def _prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> _Prepared:
-    """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired;
-    repair passes the system prefix through as its own unit, so its units are the body's)."""
-    parts = split(messages, archive, alternate=SHAPES[settings.format].alternate)
-    body = parts.system + parts.body
-    origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
-    if not settings.policy.repair:
-        return _Prepared(parts, body, origins, group_units(body), ())
-    fixed = repair(
-        body,
-        origins,
-        SHAPES[settings.format],
-        archive.put,
-        pending_tail=settings.pending_tail,
-    )
-    units = group_units(fixed.messages) if fixed.notes else fixed.units
-    return _Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
-
-
-def _prune_size(settings: Settings) -> PruneSize:
-    step = settings.policy.steps.get("prune")
-    return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
-
-
-def _plan(
-    prep: _Prepared, settings: Settings, marks: Marks, prune: PruneSize, counts: Counts
-) -> tuple[Plan, int]:
-    """The plan, and the tokens of what it may not remove (protected units and the card);
-    `counts` are the input's (`settings.counter` is they)."""
-    policy, counter = settings.policy, settings.counter
-    droppable = _marked(prep.origins, marks.droppable)
-    protection = _protection(prep, settings, marks)
-    costs = UnitCosts(
-        prep.units,
-        messages=prep.body,
-        counts=counts.view(prep.body, prep.origins),
-        protection=protection,
-        droppable=droppable,
-        steps=policy.steps,
-        prune_size=prune,
-        parts_add_up=packaged(counter),
-    )
-    bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
-    available = settings.target - settings.overhead
-    card = min(bounds.full, max(bounds.rules, int(CARD_SHARE * available)))
-    summary = prep.parts.summary
-    current = counter.count(Message("user", (Summary(summary),))) if summary else 0
-    reserve = reserve_for(policy, settings.budget)
-    small = reserve_for(policy, settings.budget, small=True)
-    bridge = _bridge_cost(counter) if SHAPES[settings.format].alternate else 0
-    cap = summary_cap(0, counter)  # the summary message without its reserve
-    budget = PlanBudget(
-        available=available,
-        limit=settings.budget - settings.overhead,
-        preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
-        preamble_folded=card + cap + reserve + bridge,
-        preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
-        preamble_dropped=card + current + bridge,
-        bridge=bridge,
-    )
-    the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
-    return the_plan, _protected(prep, settings, protection, counts)
-
-
-def _protection(prep: _Prepared, settings: Settings, marks: Marks) -> list[Protection]:
-    policy = settings.policy
-    pinned = _marked(prep.origins, marks.pinned)
-    return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
-
-
-def _protected(
-    prep: _Prepared, settings: Settings, protection: Sequence[Protection], counts: Counts
-) -> int:
-    """The tokens the plan may not remove (`counts` are the input's): the overhead, the
-    hard-protected units and, where turns must alternate, the bridges those units need
-    between them with everything else gone (at least one)."""
-    body, origins = prep.body, prep.origins
-    hard = [u for u, p in zip(prep.units, protection, strict=True) if p is Protection.HARD]
-    tokens = settings.overhead + sum(
-        counts.tally(body[u.start : u.stop], origins[u.start : u.stop]) for u in hard
-    )
-    if not SHAPES[settings.format].alternate:
-        return tokens
-    kept = [m for u in hard for m in body[u.start : u.stop]]
-    return tokens + max(1, bridges_needed(kept)) * _bridge_cost(settings.counter)
-
-
-def _fits_whole(prep: _Prepared, settings: Settings, counts: Counts) -> bool:
-    """Whether the plan would keep every unit as it is (its first test: the body and the
-    preamble's artifacts within `target - overhead`), what is counted already first, then
-    counting newest first only until they are over (rule 8)."""
-    counter = settings.counter
-    room = settings.target - settings.overhead
-    room -= sum(counter.count(m) for _, m in prep.parts.artifacts)
-    return not counts.view(prep.body, prep.origins).over(room)
-
-
-def _unpinned(prep: _Prepared, marks: Marks) -> list[Message]:
+def _unpinned(prep: Prepared, marks: Marks) -> list[Message]:
     """The body messages the caller did not pin."""
     return [m for m, o in zip(prep.body, prep.origins, strict=True) if o not in marks.pinned]
-
-
-def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:
-    """Whether each message's input index is in `marked`."""
-    if not marked:
-        return [False] * len(origins)
-    return [o is not None and o in marked for o in origins]
 
 
 @dataclass(frozen=True, slots=True)

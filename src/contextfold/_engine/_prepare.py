@@ -1,0 +1,176 @@
+"""The flow's input prepared and planned: artifacts lifted, input repaired and grouped,
+the plan made with room held for the preamble.
+
+Rules:
+1. Preparing lifts the preamble's artifacts and bridges off, then repairs the body if the
+   policy asks; grouping runs once unless repair changed something (repair passes the
+   system prefix through as its own unit, so its units are the body's).
+2. The plan's budget holds room for the preamble: the card up to `CARD_SHARE` of the room
+   (at least its rules, at most all of it), the summary message with its reserve and,
+   where turns must alternate, a bridge.
+3. What the plan may not remove costs the overhead, the hard-protected units and, where
+   turns must alternate, the bridges those units need between them with everything else
+   gone (at least one).
+4. `fits_whole` is the planner's first test (the body and the preamble's artifacts within
+   `target - overhead`), counted only until the answer is known (`_flow` rule 8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._messages import Message, Summary
+from .._planning._plan import Plan, PlanBudget, Protection
+from .._planning._planner import plan as make_plan
+from .._planning._units import Unit, group_units
+from .._strategies._steps import Prune
+from .._tokens._protocol import TokenCounter
+from ._apply import Archiver
+from ._cards import card_bounds
+from ._costs import UnitCosts, protections, resolve_prune
+from ._measure import Counts, packaged
+from ._preamble import Split, split
+from ._repair import repair
+from ._settings import Marks, Settings
+from ._shape import BRIDGE_REF, SHAPES, bridges_needed
+from ._shape import bridge as bridge_message
+from ._summary import reserve_for, summary_cap
+from ._transform import PruneSize
+
+__all__ = [
+    "CARD_SHARE",
+    "Prepared",
+    "bridge_cost",
+    "fits_whole",
+    "plan",
+    "prepare",
+    "protected_tokens",
+    "protection_of",
+    "prune_size",
+]
+
+CARD_SHARE = 0.35
+"""Share of the target the planned card may take beyond its rules (it fills the room)."""
+
+
+@dataclass(slots=True)
+class Prepared:
+    """The input ready to plan: its preamble split off, its body repaired and grouped."""
+
+    parts: Split
+    body: list[Message]
+    origins: list[int | None]
+    units: list[Unit]
+    notes: tuple[str, ...]
+
+
+def bridge_cost(counter: TokenCounter) -> int:
+    """The tokens of one bridge message."""
+    return counter.count(bridge_message("assistant", BRIDGE_REF))
+
+
+def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) -> Prepared:
+    """Artifacts lifted, input repaired and grouped (grouping runs once unless repaired;
+    repair passes the system prefix through as its own unit, so its units are the body's)."""
+    parts = split(messages, archive, alternate=SHAPES[settings.format].alternate)
+    body = parts.system + parts.body
+    origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
+    if not settings.policy.repair:
+        return Prepared(parts, body, origins, group_units(body), ())
+    fixed = repair(
+        body,
+        origins,
+        SHAPES[settings.format],
+        archive.put,
+        pending_tail=settings.pending_tail,
+    )
+    units = group_units(fixed.messages) if fixed.notes else fixed.units
+    return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
+
+
+def prune_size(settings: Settings) -> PruneSize:
+    """The policy's prune step (or the default one) resolved for the budget."""
+    step = settings.policy.steps.get("prune")
+    return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
+
+
+def plan(
+    prep: Prepared, settings: Settings, marks: Marks, prune: PruneSize, counts: Counts
+) -> tuple[Plan, int]:
+    """The plan, and the tokens of what it may not remove (protected units and the card);
+    `counts` are the input's (`settings.counter` is they)."""
+    policy, counter = settings.policy, settings.counter
+    droppable = _marked(prep.origins, marks.droppable)
+    protection = protection_of(prep, settings, marks)
+    costs = UnitCosts(
+        prep.units,
+        messages=prep.body,
+        counts=counts.view(prep.body, prep.origins),
+        protection=protection,
+        droppable=droppable,
+        steps=policy.steps,
+        prune_size=prune,
+        parts_add_up=packaged(counter),
+    )
+    bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
+    available = settings.target - settings.overhead
+    card = min(bounds.full, max(bounds.rules, int(CARD_SHARE * available)))
+    summary = prep.parts.summary
+    current = counter.count(Message("user", (Summary(summary),))) if summary else 0
+    reserve = reserve_for(policy, settings.budget)
+    small = reserve_for(policy, settings.budget, small=True)
+    bridge = bridge_cost(counter) if SHAPES[settings.format].alternate else 0
+    cap = summary_cap(0, counter)  # the summary message without its reserve
+    budget = PlanBudget(
+        available=available,
+        limit=settings.budget - settings.overhead,
+        preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
+        preamble_folded=card + cap + reserve + bridge,
+        preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
+        preamble_dropped=card + current + bridge,
+        bridge=bridge,
+    )
+    the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
+    return the_plan, protected_tokens(prep, settings, protection, counts)
+
+
+def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Protection]:
+    """Each unit's protection, from the caller's pins and the policy."""
+    policy = settings.policy
+    pinned = _marked(prep.origins, marks.pinned)
+    return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
+
+
+def protected_tokens(
+    prep: Prepared, settings: Settings, protection: Sequence[Protection], counts: Counts
+) -> int:
+    """The tokens the plan may not remove (`counts` are the input's): the overhead, the
+    hard-protected units and, where turns must alternate, the bridges those units need
+    between them with everything else gone (at least one)."""
+    body, origins = prep.body, prep.origins
+    hard = [u for u, p in zip(prep.units, protection, strict=True) if p is Protection.HARD]
+    tokens = settings.overhead + sum(
+        counts.tally(body[u.start : u.stop], origins[u.start : u.stop]) for u in hard
+    )
+    if not SHAPES[settings.format].alternate:
+        return tokens
+    kept = [m for u in hard for m in body[u.start : u.stop]]
+    return tokens + max(1, bridges_needed(kept)) * bridge_cost(settings.counter)
+
+
+def fits_whole(prep: Prepared, settings: Settings, counts: Counts) -> bool:
+    """Whether the plan would keep every unit as it is (its first test: the body and the
+    preamble's artifacts within `target - overhead`), what is counted already first, then
+    counting newest first only until they are over (`_flow` rule 8)."""
+    counter = settings.counter
+    room = settings.target - settings.overhead
+    room -= sum(counter.count(m) for _, m in prep.parts.artifacts)
+    return not counts.view(prep.body, prep.origins).over(room)
+
+
+def _marked(origins: Sequence[int | None], marked: frozenset[int]) -> list[bool]:
+    """Whether each message's input index is in `marked`."""
+    if not marked:
+        return [False] * len(origins)
+    return [o is not None and o in marked for o in origins]
