@@ -21,9 +21,10 @@ from contextfold._statements._card_text import (
     parse_card,
     render_card,
 )
-from contextfold._statements._cues import classify, subject_of
+from contextfold._statements._cues import classify
 from contextfold._statements._facts import sentences
 from contextfold._statements._statement import Statement, extract_statements, text_states_anything
+from contextfold._statements._subjects import subject_of
 
 from ..corpus import require
 

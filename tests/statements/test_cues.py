@@ -1,4 +1,4 @@
-"""The cue pre-filter (rule 4) never rejects a sentence a cue matches: classifying with the
+"""The cue pre-filter (rule 3) never rejects a sentence a cue matches: classifying with the
 candidate cues agrees with trying every cue."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ sentences = st.lists(pieces, max_size=14).map(" ".join) | st.lists(pieces, max_s
 
 
 def _read_every_cue(sentence: str) -> tuple[Kind, str] | None:
-    """`_cues._read` by its plain definition: every cue tried, in order, on every form."""
+    """`_cues.read_rule` by its plain definition: every cue tried, in order, on every form."""
     if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
         return None
     folded = fold(sentence)

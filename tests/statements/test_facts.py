@@ -13,14 +13,13 @@ from contextfold._statements._facts import (
     clip,
     defined_names,
     error_line,
-    json_leaves,
-    load_json,
     normalize,
     outside_quotes,
     sentences,
     tagged_blocks,
     text_facts,
 )
+from contextfold._statements._json_leaves import json_leaves, load_json
 
 
 @pytest.mark.parametrize(

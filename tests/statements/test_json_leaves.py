@@ -1,4 +1,4 @@
-"""`json_leaves` reads what the plain recursive walk reads (`_facts` rule 6), in the same
+"""`json_leaves` reads what the plain recursive walk reads (`_json_leaves` rule 1), in the same
 order, within the same leaf and depth limits."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextfold._statements import _facts
-from contextfold._statements._facts import json_leaves, scalar_text
+from contextfold._statements import _json_leaves
+from contextfold._statements._json_leaves import json_leaves, scalar_text
 
 from ..strategies import json_data
 
@@ -22,28 +22,28 @@ def plain_leaves(data: object) -> list[tuple[str, object]]:
 def _plain_walk(
     data: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int = 0
 ) -> None:
-    if len(out) >= _facts._MAX_LEAVES or depth > _facts._MAX_DEPTH:
+    if len(out) >= _json_leaves._MAX_LEAVES or depth > _json_leaves._MAX_DEPTH:
         return
     if isinstance(data, dict):
         for key, child in data.items():
             _plain_key(str(key), child, path, out, depth)
     elif isinstance(data, list):
         for child in data:
-            _plain_walk(child, _facts._many(path), out, depth + 1)
+            _plain_walk(child, _json_leaves._many(path), out, depth + 1)
     elif data is not None and path:
-        out.append((_facts._role(path), data))
+        out.append((_json_leaves._role(path), data))
 
 
 def _plain_key(
     key: str, child: object, path: tuple[str, ...], out: list[tuple[str, object]], depth: int
 ) -> None:
-    if _facts._FIELD.fullmatch(key) is not None:
+    if _json_leaves._FIELD.fullmatch(key) is not None:
         _plain_walk(child, (*path, key), out, depth + 1)
     elif isinstance(child, dict | list):
-        _plain_walk(child, _facts._many(path), out, depth + 1)
+        _plain_walk(child, _json_leaves._many(path), out, depth + 1)
     elif child is not None:
-        many = _facts._many(path or ("entries",))
-        out.append((_facts._role(many), f"{key}={scalar_text(child)}"))
+        many = _json_leaves._many(path or ("entries",))
+        out.append((_json_leaves._role(many), f"{key}={scalar_text(child)}"))
 
 
 _KEYS = ["id", "user_id", "flights", "date", "X1", "SFO", "a", "b_c", "9", ""]
@@ -60,8 +60,8 @@ def test_json_leaves_is_the_plain_walk(data: object) -> None:
 def test_many_leaves_and_data_keys_past_the_limit() -> None:
     data = {"rows": [{"id": i, "x": i} for i in range(300)], "ids": {f"K{i}": i for i in range(9)}}
     assert json_leaves(data) == plain_leaves(data)
-    assert len(json_leaves(data)) == _facts._MAX_LEAVES
-    late = [{"n": list(range(_facts._MAX_LEAVES))}, {"SFO": 1, "JFK": [2], "LAX": 3}]
+    assert len(json_leaves(data)) == _json_leaves._MAX_LEAVES
+    late = [{"n": list(range(_json_leaves._MAX_LEAVES))}, {"SFO": 1, "JFK": [2], "LAX": 3}]
     assert json_leaves(late) == plain_leaves(late)
 
 

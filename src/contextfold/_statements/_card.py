@@ -5,7 +5,7 @@ Rules:
    were first made; only user-authored text feeds it (`_statement` rule 1).
 2. The newest statement on a subject wins and the older one is returned as superseded
    (the engine archives it): same normalized text is a duplicate; rules with the same
-   subject key (`_cues.subject_of`) replace each other, unless two prohibitions name
+   subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
    names by an old value ("not 3.12") or shares the most subject words with; a fact

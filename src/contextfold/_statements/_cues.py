@@ -1,4 +1,4 @@
-"""Which user sentences are rules, and what each rule is about (its subject key).
+"""Which user sentences are rules, and of which kind (what each is about: `_subjects`).
 
 Rules:
 1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
@@ -12,14 +12,7 @@ Rules:
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
-3. The subject key is what two rules must share for the newer to supersede the older:
-   a family, then the sorted content words with values (numbers, money, dates, versions),
-   cue words and filler removed. Families: `limit:<unit>` for limits and budgets,
-   `deadline` for deadlines (a bare "the deadline is X" too), `note` for notes,
-   `pos`/`neg` (do / do not) for the rest. A permission relaxes a prohibition, so it has
-   the `neg` key of what it permits. Outside deadlines, no content words left means no
-   supersession: the key is then the normalized sentence.
-4. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
+3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
    every match contains one; a sentence is searched only with the cues it has a word for,
    so most sentences cost one split into words. `needs` only skips searches that would
    fail: it never changes what is detected.
@@ -50,12 +43,13 @@ _OPENER: Final = (
     r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
     r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]?\s+)*"
 )
-_UNIT: Final = (
+UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
     r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
     r"secs?|steps?|stops?|tries|retries|attempts?|times|kb|mb|gb|items?|calls?|requests?)\b|"
     r"\d[\d,.]*\s[a-z]+\s(?:calls?|requests?|queries|jobs?|messages?|emails?)\b)"
 )
+"""An amount with its unit (money, a count of something), as a limit states it."""
 _WHEN: Final = (
     r"(?:the end of (?:the )?(?:day|week|month)|end of (?:day|week|month)|eod|eow|tomorrow|"
     r"tonight|noon|midnight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -83,7 +77,7 @@ Cue = tuple[Kind, frozenset[str], str]
 
 
 def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
-    """One row of CUES: a match contains one of the `needs` words (rule 4); a leading
+    """One row of CUES: a match contains one of the `needs` words (rule 3); a leading
     `(?=[...])` names the letters a match can start with, so the search skips other
     positions fast."""
     return kind, word_set(needs), pattern
@@ -104,10 +98,10 @@ CUES: Final[tuple[Cue, ...]] = (
         rf"(?=[anumblwc])\b(?:at most|no more than|not more than|up to|maximum of|a maximum of|"
         rf"at or below|at or under|"
         rf"max(?:imum)?|under|below|less than|within|cheaper than|not exceed|no higher than|"
-        rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{_UNIT}",
+        rf"limit(?:ed)? (?:of|to|is))\s+(?:a |an |the )?(?:total of )?{UNIT}",
     ),
-    _cue("limit", "budget", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{_UNIT}"),
-    _cue("limit", "limit", rf"{_OPENER}limit\b.*\bto\s+{_UNIT}"),
+    _cue("limit", "budget", rf"(?=[mota])\b(?:my|our|the|a) budget (?:is|of)\b.*{UNIT}"),
+    _cue("limit", "limit", rf"{_OPENER}limit\b.*\bto\s+{UNIT}"),
     _cue(
         "deadline",
         "by before later until due",
@@ -250,13 +244,13 @@ fold: Final = normalize
 itself: a hit is one lookup in C, with no call around it)."""
 
 
-def _read(sentence: str) -> tuple[Kind, str] | None:
+def read_rule(sentence: str) -> tuple[Kind, str] | None:
     """(kind, folded text the cue matched) of a rule sentence, or None (rule 1)."""
     if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
         return None
     folded = fold(sentence)
     cues = candidates(folded)
-    if not cues:  # most sentences state no rule: no cue has a word it needs (rule 4)
+    if not cues:  # most sentences state no rule: no cue has a word it needs (rule 3)
         return None
     lead_in = _LEAD_IN.match(folded)
     forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
@@ -272,7 +266,7 @@ _Rows = tuple[tuple[Kind, re.Pattern[str]], ...]
 
 def candidates(folded: str) -> _Rows:
     """The cues, in CUES order, that can match `folded` or any suffix of it that starts a
-    word: those with a `needs` word among its words (rule 4)."""
+    word: those with a `needs` word among its words (rule 3)."""
     return _cues_needing[words_of(folded)]
 
 
@@ -343,7 +337,7 @@ def compiled() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
 
 
 _NEEDED: Final = gated(frozenset().union(*(needs for _, needs, _ in CUES)))
-"""Every word some cue needs (rule 4)."""
+"""Every word some cue needs (rule 3)."""
 
 
 @cache
@@ -358,7 +352,7 @@ def _masks() -> dict[str, int]:
 
 def classify(sentence: str) -> Kind | None:
     """The kind of rule `sentence` states, or None when it states none (rule 1)."""
-    found = _read(sentence)
+    found = read_rule(sentence)
     return found[0] if found is not None else None
 
 
@@ -382,88 +376,3 @@ _ASKED: Final = re.compile(
     r"\b(?:need|must|have to|has to|want|should|prefer|please|deadline|due|make sure|"
     r"would like|i'd like|don't|do not|can't|cannot|no later)\b"
 )
-
-
-# --- subject keys ------------------------------------------------------------------------------
-
-FILLER: Final = word_set(
-    """
-    a an the to of for in on at by with from and or but so as if then than that this
-    these those it its it's is are was were be been being am i i'm i'd i'll me my mine
-    you you're your yours we we're our us they them their he she his her one any all
-    some each every please actually just also really only again still now yet very too
-    much many more most less least no not never don't dont do does did doesn't didn't
-    always ever sure ensure make making made use using used want wants wanted wish need
-    needs needed like would could should will can may might must shall have has had get
-    got keep include includes go going let let's rather instead prefer preferred
-    preference avoid stop remember forget allowed fine ok okay alright free feel
-    required able there here what which who when where how thing things way ways
-    anything something everything up under below within maximum max limit limited budget
-    deadline before after until due later total exceed higher cheaper over at most spend
-    spending cost costs price pay paying afford willing go can't cannot mustn't
-    shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
-    thought change plan plans thank thanks hi hello yes yeah sorry note without
-    """
-)
-VALUE_WORDS: Final = word_set(
-    """
-    am pm eod eow tomorrow tonight noon midnight today monday tuesday wednesday thursday
-    friday saturday sunday january february march april may june july august september
-    october november december jan feb mar apr jun jul aug sep sept oct nov dec dollar
-    dollars usd eur euro euros percent hour hours hr hrs day days week weeks minute
-    minutes min mins line lines word words token tokens character characters char chars
-    second seconds sec secs kb mb gb end st nd rd th
-    """
-)
-_WORDS: Final = re.compile(r"[a-z][a-z0-9_'+#.-]*[a-z0-9+#]|[a-z]")
-_MONEY: Final = re.compile(r"[$€£]|\b(?:dollars?|usd|eur|euros?)\b")
-_UNIT_WORD: Final = re.compile(_UNIT.replace(r"[$€£]\s?\d|", ""))
-
-
-def subject_of(text: str) -> str:
-    """The subject key of a rule sentence (see rule 3)."""
-    found = _read(text)
-    kind, folded = found if found is not None else (None, fold(text))
-    words = _content_words(folded)
-    if kind == "limit":
-        return f"limit:{_unit(folded)}:{' '.join(words)}"
-    if kind == "deadline":
-        return f"deadline:{' '.join(words)}"  # a bare "the deadline is X" is the deadline
-    if not words:
-        return f"text:{folded}"
-    if kind == "note":
-        return f"{kind}:{' '.join(words)}"
-    return f"{_polarity(kind, folded)}:{' '.join(words)}"
-
-
-def _content_words(folded: str) -> list[str]:
-    out: dict[str, None] = {}
-    for word in _WORDS.findall(folded):
-        if word in FILLER or word in VALUE_WORDS or any(map(str.isdigit, word)):
-            continue
-        stem = (
-            word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-        )
-        out[stem] = None
-    return sorted(out)
-
-
-def _unit(folded: str) -> str:
-    if _MONEY.search(folded):
-        return "money"
-    match = _UNIT_WORD.search(folded)
-    if match is None:
-        return "count"
-    word = re.sub(r"[\d,.\s]", "", match.group())
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
-def _polarity(kind: Kind | None, folded: str) -> str:
-    if kind == "prohibition":
-        return "neg"
-    if kind == "permission":
-        relaxes_duty = re.search(r"\b(?:don'?t|do not) (?:have|need) to\b|\bno need to\b", folded)
-        return "pos" if relaxes_duty else "neg"
-    if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
-        return "neg"
-    return "pos"

@@ -38,8 +38,9 @@ from operator import attrgetter
 from typing import Final, Literal
 
 from .._content_cache import Memo, WordMemo
-from ._cues import FILLER, VALUE_WORDS, Kind, classify, fold, gated, words_of
+from ._cues import Kind, classify, fold, gated, words_of
 from ._facts import prose_facts, spaced_values, word_set
+from ._subjects import FILLER, VALUE_WORDS
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]
 

@@ -24,7 +24,7 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
-from ._cues import fold, gated, subject_of, words_of
+from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import (
     UPDATE_LEAD,
@@ -35,6 +35,7 @@ from ._kinds import (
     statement_kind,
     subject_words,
 )
+from ._subjects import subject_of
 
 __all__ = [
     "NOT_RULES",
@@ -73,7 +74,7 @@ class Statement:
 
     @property
     def subject(self) -> str:
-        """Supersession key of a rule (see `_cues`); '' for goals, facts and decisions."""
+        """Supersession key of a rule (see `_subjects`); '' for goals, facts and decisions."""
         return subject_key(self.text)
 
 

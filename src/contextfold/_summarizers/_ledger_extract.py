@@ -53,10 +53,10 @@ from .._statements._facts import (
     error_line,
     outside_quotes,
     prose_facts,
-    scalar_text,
     sentences,
     tagged_blocks,
 )
+from .._statements._json_leaves import scalar_text
 from .._statements._kinds import is_filler
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
 from ._ledger_reading import Reading, Window, source, unread_entry, window

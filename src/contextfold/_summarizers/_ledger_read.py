@@ -21,12 +21,10 @@ from .._statements._facts import (
     FACTS_CACHE,
     Fact,
     clip,
-    json_leaves,
-    load_json,
-    scalar_text,
     text_facts,
     word_order,
 )
+from .._statements._json_leaves import json_leaves, load_json, scalar_text
 
 PATH_KEYS: Final = frozenset({"path", "file", "file_path", "filepath", "filename", "target_file"})
 _PROSE_KEYS: Final = frozenset(
