@@ -31,7 +31,7 @@ from typing import Final
 from .._messages import REF_PATTERN, Message
 from ._cues import OVERRIDE_ONLY
 from ._facts import normalize
-from ._kinds import StatementKind, is_update, names, replaced_values, values
+from ._kinds import StatementKind, is_update, replaced_values
 from ._statement import (
     NOT_RULES,
     Statement,
@@ -41,6 +41,7 @@ from ._statement import (
     kind_of,
     subject_key,
 )
+from ._values import names, values
 
 __all__ = ["CardState"]
 

@@ -24,9 +24,10 @@ from .._content_cache import Memo
 from .._messages import CARD_HEADER, REF_PATTERN
 from ._card import CardState
 from ._facts import word_set
-from ._kinds import RANKS, UPDATE_LEAD, replaced_values, statement_kind, values
+from ._kinds import RANKS, UPDATE_LEAD, replaced_values, statement_kind
 from ._statement import Statement, core_sentences, kind_of
 from ._subjects import FILLER
+from ._values import values
 
 __all__ = [
     "CARD_INTRO",

@@ -26,16 +26,9 @@ from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
-from ._kinds import (
-    UPDATE_LEAD,
-    StatementKind,
-    is_update,
-    names,
-    rank,
-    statement_kind,
-    subject_words,
-)
+from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
 from ._subjects import subject_of
+from ._values import names, subject_words
 
 __all__ = [
     "NOT_RULES",

@@ -23,7 +23,8 @@ from itertools import accumulate
 
 from .._content_cache import on_clear
 from .._statements._facts import normalize
-from .._statements._kinds import replaced_values, values
+from .._statements._kinds import replaced_values
+from .._statements._values import values
 from ._ledger_reading import UNREAD
 from ._ledger_text import VALUES, Entry
 from ._substrings import Haystack

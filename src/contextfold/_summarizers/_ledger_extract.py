@@ -54,24 +54,12 @@ from .._statements._facts import (
     outside_quotes,
     prose_facts,
     sentences,
-    tagged_blocks,
 )
 from .._statements._json_leaves import scalar_text
-from .._statements._kinds import is_filler
+from ._ledger_goals import CLIP, goals, next_steps
 from ._ledger_read import PATH_KEYS, call_arguments, data_facts, tool_facts
 from ._ledger_reading import Reading, Window, source, unread_entry, window
-from ._ledger_sentences import (
-    BOILERPLATE,
-    DECISION,
-    DECISION_LOW,
-    DONE,
-    GREETING,
-    STATED,
-    VAGUE,
-    is_plan,
-    is_request,
-    says_done,
-)
+from ._ledger_sentences import DECISION, DECISION_LOW, DONE, GREETING, STATED, says_done
 from ._ledger_text import FIX_ARROW, LAST_ACTION, Entry, Section, Status, parse
 from ._ledger_values import AGENT, TOOL, USER, Pool
 
@@ -83,19 +71,19 @@ _EDITOR_VERBS: Final[dict[str, str]] = {
     "insert": "inserted",
     "undo_edit": "undone",
 }
-_GOALS_PER_MESSAGE: Final = 3
-_MIN_GOAL_WORDS: Final = 4
 _QUIET_TOOLS: Final = frozenset({"think"})
 """Tools that act on nothing: never what addressed an error."""
 _NEXT_CLIP: Final = 100
 _DECISIONS_PER_MESSAGE: Final = 2
-_CLIP: Final = 200
 _STATE_TRIES: Final = 8
 """How many of the newest assistant texts may be read for what happens next."""
 _DEFINED_PER_FILE: Final = 3
 """Definitions a call's code is read for, per file it names."""
 _SLOT: Final = 1 << 20
 """Entry seqs are `message index * _SLOT + k`: message order first, then order within."""
+# Their old names, kept for tests/summarizers/test_ledger_fast.py, which reads them here:
+_goals: Final = goals
+_next_steps: Final = next_steps
 
 
 @dataclass(slots=True)
@@ -202,59 +190,13 @@ def _user_text(out: _Reader, text: str, ref: str) -> None:
     own_text = outside_quotes(text)
     own = [GREETING.sub("", s) for s in sentences(own_text) if "###" not in s]
     decides = DECISION.search(own_text) is not None  # rule 8
-    for goal in _goals(text, own, decides, STATED.search(own_text) is not None):
+    for goal in goals(text, own, decides, STATED.search(own_text) is not None):
         _add(out, "goals", goal, ref, status="open")
     if decides:
         _decisions(out, own, ref)
     out.seq = out.values.note(prose_facts(own_text), USER, out.seq, ref)
     if own_text != text:
         out.seq = out.values.note(prose_facts(text), AGENT, out.seq, ref)
-
-
-def _goals(text: str, own: list[str], decides: bool, states: bool) -> list[str]:
-    """A user message's goals: the first line of each pasted document (`<tag>...</tag>`),
-    every goal stated outright, then requests, at most _GOALS_PER_MESSAGE but the stated;
-    `decides` and `states`: whether DECISION and STATED find anything in the text that
-    `own` was split from (rule 8)."""
-    pasted: list[str] = []
-    for tag, body in tagged_blocks(text):
-        first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
-        if first and not first.strip().startswith("/"):
-            pasted.append(f"{tag}: {clip(first, _CLIP)}")
-    stated = [
-        clip(s, _CLIP)
-        for s in (own if states else ())
-        if STATED.search(s) and len(s.split()) >= _MIN_GOAL_WORDS
-    ]
-    asked = [
-        g
-        for g in (clip(s, _CLIP) for s in _requests(own, decides))
-        if g not in stated and not is_filler(g)
-    ]
-    found = [*pasted, *stated, *asked]
-    return [g for i, g in enumerate(found) if i < _GOALS_PER_MESSAGE or g in stated]
-
-
-def _requests(said: list[str], decides: bool) -> list[str]:
-    """Sentences asking for something; for a bare "Can you help with that?", the one before."""
-    out: list[str] = []
-    for index, sentence in enumerate(said):
-        if VAGUE.search(sentence) is not None:
-            before = said[index - 1] if index else ""
-            if len(before.split()) >= _MIN_GOAL_WORDS and before not in out:
-                out.append(before)
-        elif _asks(sentence, decides):
-            out.append(sentence)
-    return out
-
-
-def _asks(sentence: str, decides: bool) -> bool:
-    """A request with some content that is not also a decision."""
-    return (
-        len(sentence.split()) >= _MIN_GOAL_WORDS
-        and is_request(sentence)
-        and not (decides and DECISION.search(sentence) is not None)
-    )
 
 
 def _assistant_text(out: _Reader, text: str, ref: str, index: int) -> None:
@@ -272,7 +214,7 @@ def _assistant_text(out: _Reader, text: str, ref: str, index: int) -> None:
 
 
 def _decisions(out: _Reader, said: list[str], ref: str) -> None:
-    found = [clip(s, _CLIP) for s in said if DECISION.search(s) and not s.startswith("#")]
+    found = [clip(s, CLIP) for s in said if DECISION.search(s) and not s.startswith("#")]
     for text in found[:_DECISIONS_PER_MESSAGE]:
         _add(out, "decisions", text, ref)
 
@@ -339,7 +281,7 @@ def _files(out: _Reader, name: str, args: dict[str, object], ref: str) -> None:
 def _tool_output(out: _Reader, name: str, text: str, is_error: bool, ref: str) -> None:
     problem = error_line(text)
     if is_error or problem is not None:
-        shown = problem or clip(text, _CLIP)
+        shown = problem or clip(text, CLIP)
         label = f"{name}: {shown}" if name else shown
         out.open_errors.append(len(out.entries))
         _add(out, "errors", label, ref, status="open")
@@ -389,30 +331,12 @@ def _part_values(
             return None
 
 
-def _next_steps(said: list[str]) -> list[str]:
-    """What the agent says happens next: its last two plans, else its last sentence that is
-    not politeness; filler never counts. Read from the end, and only as far as needed: a
-    sentence that is no plan counts only while nothing was chosen, so only then is it tested
-    for filler (the costly test)."""
-    plans: list[str] = []
-    last: list[str] = []
-    for sentence in reversed(said):
-        if not is_plan(sentence):
-            if not (last or plans or BOILERPLATE.search(sentence) or is_filler(sentence)):
-                last.append(sentence)
-        elif not is_filler(sentence):
-            plans.append(sentence)
-            if len(plans) == 2:
-                break
-    return plans[::-1] or last
-
-
 def _finish(out: _Reader, messages: tuple[Message, ...]) -> None:
     out.entries.extend(out.values.entries())
     for text, ref, index in reversed(out.agent_texts[-_STATE_TRIES:]):
-        chosen = _next_steps(sentences(outside_quotes(text)))
+        chosen = next_steps(sentences(outside_quotes(text)))
         if chosen:
-            joined = " ".join(clip(s, _CLIP) for s in chosen)
+            joined = " ".join(clip(s, CLIP) for s in chosen)
             seq = (index + 2) * _SLOT - 2
             out.entries.append(Entry("state", joined, refs=(ref,) if ref else (), seq=seq))
             break
