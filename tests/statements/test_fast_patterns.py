@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements import _cues, _facts, _kinds, _shapes, _statement
+from contextfold._statements import _cues, _facts, _kinds, _shapes, _statement, _values
 
 from ..strategies import glued
 
@@ -225,9 +225,9 @@ def test_a_sentence_splits_to_itself_unless_it_starts_with_a_bullet(text: str) -
 
 @given(texts)
 def test_numbers_and_names(text: str) -> None:
-    assert _found(_kinds._NUMBER, text) == _found(_NUMBER, text)
-    assert _found(_kinds._NAME, text) == _found(_NAME, text)
-    assert _kinds._TOKEN.findall(text) == _TOKEN.findall(text)
+    assert _found(_values._NUMBER, text) == _found(_NUMBER, text)
+    assert _found(_values._NAME, text) == _found(_NAME, text)
+    assert _values._TOKEN.findall(text) == _TOKEN.findall(text)
 
 
 _MARKED = (
@@ -254,7 +254,7 @@ _MARKED = (
 
 @given(texts | st.lists(st.sampled_from(_MARKED + _PIECES) | st.text(max_size=3)).map(" ".join))
 def test_values_gate_never_skips_a_value(text: str) -> None:
-    assert _kinds._read_values(text) == _kinds._marked_values(text)
+    assert _values._read_values(text) == _values._marked_values(text)
 
 
 _REPLACED = st.lists(
@@ -560,13 +560,13 @@ _SUBJECT_PIECES = (
 
 
 def _plain_subject_words(text: str) -> tuple[str, ...]:
-    """`_kinds._read_subject_words` as rule 3 states it: every value read and left out."""
-    stated = _kinds._read_values(text)
-    tokens = _kinds._TOKEN.findall(text)
+    """`_values._read_subject_words` as rule 3 states it: every value read and left out."""
+    stated = _values._read_values(text)
+    tokens = _values._TOKEN.findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
         tokens = [t for t in tokens if t not in skip]
-    return tuple(dict.fromkeys(w for t in tokens for w in _kinds._word_subjects(t)))
+    return tuple(dict.fromkeys(w for t in tokens for w in _values._word_subjects(t)))
 
 
 @given(
@@ -576,7 +576,7 @@ def _plain_subject_words(text: str) -> tuple[str, ...]:
     )
 )
 def test_subject_words_read_values_only_where_they_can_matter(text: str) -> None:
-    assert _kinds._read_subject_words(text) == _plain_subject_words(text)
+    assert _values._read_subject_words(text) == _plain_subject_words(text)
 
 
 @given(
@@ -586,4 +586,4 @@ def test_subject_words_read_values_only_where_they_can_matter(text: str) -> None
     )
 )
 def test_names_says_whether_there_are_values(text: str) -> None:
-    assert _kinds.names(text) == bool(_kinds._read_values(text))
+    assert _values.names(text) == bool(_values._read_values(text))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextfold._content_cache import WordMemo
-from contextfold._statements import _cues, _kinds
+from contextfold._statements import _cues, _kinds, _values
 
 
 def _fresh(word: str) -> str:
@@ -54,7 +54,7 @@ def test_cues_needing_is_read_by_the_shared_set() -> None:
 
 
 def test_no_values_is_one_shared_set() -> None:
-    assert _kinds.values(_fresh("ok sounds good")) is _kinds.values(_fresh("hello there"))
+    assert _values.values(_fresh("ok sounds good")) is _values.values(_fresh("hello there"))
     plain = _kinds.replaced_values(_fresh("Use the staging cluster for tests."))
     assert plain == frozenset()
     assert plain is _kinds.replaced_values(_fresh("Keep answers short."))

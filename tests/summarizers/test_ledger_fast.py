@@ -11,7 +11,7 @@ from contextfold._statements import _facts
 from contextfold._statements._kinds import is_filler
 from contextfold._summarizers import (
     _ledger_bound,
-    _ledger_extract,
+    _ledger_goals,
     _ledger_sentences,
     _ledger_text,
     _ledger_values,
@@ -255,8 +255,8 @@ def test_user_text_searches_sentences_only_when_the_text_finds(text: str) -> Non
     states = _ledger_sentences.STATED.search(own_text) is not None
     assert decides or not any(_ledger_sentences.DECISION.search(s) for s in own)
     assert states or not any(_ledger_sentences.STATED.search(s) for s in own)
-    plain = _ledger_extract._goals(text, own, True, True)
-    assert _ledger_extract._goals(text, own, decides, states) == plain
+    plain = _ledger_goals.goals(text, own, True, True)
+    assert _ledger_goals.goals(text, own, decides, states) == plain
 
 
 _FILLER = st.sampled_from(("Sounds good.", "Noted, I'll keep that in mind.", "OK", "", "Sure!"))
@@ -269,4 +269,4 @@ def test_next_steps_are_the_plain_choice(said: list[str]) -> None:
     plans = [s for s in kept if _ledger_sentences.is_plan(s)]
     boiler = _ledger_sentences.BOILERPLATE
     plain = plans[-2:] if plans else [s for s in kept if not boiler.search(s)][-1:]
-    assert _ledger_extract._next_steps(said) == plain
+    assert _ledger_goals.next_steps(said) == plain

@@ -30,22 +30,8 @@ from typing import Final, Literal
 from .._content_cache import Memo
 from ._cues import Kind, classify, fold, gated, words_of
 from ._facts import word_set
-from ._values import (
-    _NAME,
-    _NUMBER,
-    _TOKEN,
-    NO_VALUES,
-    _marked_values,
-    _read_subject_words,
-    _read_values,
-    _word_subjects,
-    names,
-    subject_words,
-    values,
-)
+from ._values import NO_VALUES, names, subject_words
 
-# `names`, `values` and the underscored names moved to `_values`: re-exported, as
-# tests/statements (test_fast_patterns, test_shared_strings) read them here.
 __all__ = [
     "DECISION_NEEDS",
     "KINDS",
@@ -54,21 +40,12 @@ __all__ = [
     "UPDATE_FIRST",
     "UPDATE_LEAD",
     "UPDATE_NEEDS",
-    "_NAME",
-    "_NUMBER",
-    "_TOKEN",
     "StatementKind",
-    "_marked_values",
-    "_read_subject_words",
-    "_read_values",
-    "_word_subjects",
     "is_filler",
     "is_update",
-    "names",
     "rank",
     "replaced_values",
     "statement_kind",
-    "values",
 ]
 
 StatementKind = Kind | Literal["goal", "fact", "decision"]

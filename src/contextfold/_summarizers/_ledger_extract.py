@@ -81,9 +81,6 @@ _DEFINED_PER_FILE: Final = 3
 """Definitions a call's code is read for, per file it names."""
 _SLOT: Final = 1 << 20
 """Entry seqs are `message index * _SLOT + k`: message order first, then order within."""
-# Their old names, kept for tests/summarizers/test_ledger_fast.py, which reads them here:
-_goals: Final = goals
-_next_steps: Final = next_steps
 
 
 @dataclass(slots=True)
