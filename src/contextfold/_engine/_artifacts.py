@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from functools import cache
 from typing import Final, Literal, Protocol, TypeAlias
 
@@ -103,10 +104,11 @@ def recognise(
     tags: list[Tag | None] = []
     preamble, seen = True, set[str]()
     for i in range(start, len(messages)):
-        kinds = _candidate(messages[i])
+        message = messages[i]
+        kinds = _candidate(message) if message.role == "user" else _NO_KINDS
         tag: Tag | None = None
         if kinds and not (seen & kinds) and (preamble or "card" not in kinds):
-            if not vouches or _proven(messages[i], archive):
+            if not vouches or _proven(message, archive):
                 tag = "both" if len(kinds) == 2 else "card" if "card" in kinds else "summary"
                 seen |= kinds
         elif alternate and _is_bridge(messages, i, start, tags):
@@ -116,19 +118,22 @@ def recognise(
     return tags
 
 
-def _candidate(message: Message) -> set[str]:
+_NO_KINDS: Final[frozenset[str]] = frozenset()
+
+
+def _candidate(message: Message) -> AbstractSet[str]:
     """The artifact kinds of a whole user-role artifact message (rule 1); empty if none."""
     if message.role != "user" or message.name is not None or not message.parts:
-        return set()
+        return _NO_KINDS
     kinds: list[str] = []
     for part in message.parts:
         if not isinstance(part, Text | Card | Summary):
-            return set()
+            return _NO_KINDS
         kind = artifact_kind(part.text)
         if kind is None:
-            return set()
+            return _NO_KINDS
         kinds.append(kind)
-    return set(kinds) if len(set(kinds)) == len(kinds) else set()
+    return set(kinds) if len(set(kinds)) == len(kinds) else _NO_KINDS
 
 
 def _proven(message: Message, archive: Verifier | None) -> bool:
