@@ -186,9 +186,9 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
     if len(origins) != len(reparsed.messages):
         origins = (None,) * len(reparsed.messages)
     after += job.counts.tally(reparsed.messages, origins)
-    report = dataclasses.replace(
-        outcome.report, tokens_after=after, fits=after <= job.settings.budget
-    )
+    report = outcome.report
+    if report.tokens_after != after:  # the flow counted the same messages: mostly equal
+        report = dataclasses.replace(report, tokens_after=after, fits=after <= job.settings.budget)
     return CompactResult(cast(P, rendered), report, job.archive, job.fmt, conversation)
 
 
