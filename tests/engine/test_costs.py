@@ -19,11 +19,14 @@ from contextfold._engine._cards import _user_text, states_anything
 from contextfold._engine._costs import UnitCosts, protections, resolve_prune
 from contextfold._engine._measure import Counts
 from contextfold._messages import Card, Part
+from contextfold._planning._plan import PlanBudget, UnitCost
+from contextfold._planning._planner import plan
 from contextfold._planning._units import group_units
 from contextfold._statements._statement import text_states_anything
 from contextfold._strategies._steps import DEFAULT_CHAIN, Prune
 from contextfold._tokens._protocol import TokenCounter
 
+from ..planning import reference_planner
 from .conversations import conversation, shapes
 
 _ALL = 1 << 60
@@ -144,3 +147,49 @@ def test_a_user_message_states_what_its_text_parts_joined_state(parts: list[Part
     joined = "\n".join(p.text for p in parts if isinstance(p, Text))
     assert _user_text(message) == joined
     assert states_anything(message) == (bool(joined) and text_states_anything(joined))
+
+
+def _known(costs: UnitCosts) -> list[UnitCost]:
+    """Every cost of every unit, measured up front (the reference planner's input)."""
+    out = []
+    for unit in range(len(costs)):
+        c, f = costs.measure(unit), costs.flags(unit)
+        out.append(
+            UnitCost(
+                c.tokens,
+                c.pruned,
+                c.masked,
+                c.trimmed,
+                f.protection,
+                f.droppable,
+                f.foldable,
+                f.states,
+            )
+        )
+    return out
+
+
+@given(cases, st.sampled_from(["cheap", "exact", "scrambled"]), st.data())
+def test_the_plan_over_unit_costs_is_the_plan_with_every_cost_known(
+    case: tuple[str, list[Message]], floors: str, data: st.DataObject
+) -> None:
+    """Whatever the floors (rules 4-6), planning over `UnitCosts` chooses the plan the
+    reference planner makes with every cost measured up front."""
+    shape, messages = case
+    counter = Scrambled() if floors == "scrambled" else None
+
+    def fresh() -> UnitCosts:
+        return _costs(messages, shape, floors == "exact", counter)
+
+    total = sum(c.tokens for c in _known(fresh()))
+    available = int(total * data.draw(st.floats(0, 1.2)))
+    dropped = data.draw(st.integers(0, 60))
+    budget = PlanBudget(
+        available,
+        available + data.draw(st.integers(0, 200)),
+        preamble_kept=data.draw(st.integers(0, 60)),
+        preamble_folded=dropped + data.draw(st.integers(0, 120)),
+        preamble_dropped=dropped,
+    )
+    expected = reference_planner.plan(_known(fresh()), budget, DEFAULT_CHAIN)
+    assert plan(fresh(), budget, DEFAULT_CHAIN) == expected

@@ -173,8 +173,10 @@ class UnitCosts:
         every form keeps (rule 4), bounded without counting, and only until over `above`."""
         u = self._units[unit]
         found = self._floors.get(unit)
-        if found is None:
-            found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
+        if found is None:  # from the framings (with no counter floor, each is 0: rule 6)
+            found = 0, u.start
+            if not self._identity:
+                found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
         total, at = found
         if total <= above and at < u.stop:
             if self._exact_kept:
@@ -214,13 +216,13 @@ class UnitCosts:
 
     def _identity_floor(self, unit: int, above: int, total: int, at: int) -> int:
         """`floor` by rule 6 from `total` (every message before `at` added): the count of
-        each message every form keeps as it is, nothing for the others."""
+        each message every form keeps as it is, nothing for the others (nor for framings:
+        the counter's floors are all 0)."""
         stop = self._units[unit].stop
         counts, prose, messages = self._counts, self._prose_over, self._messages
         while total <= above and at < stop:
-            message = messages[at]
-            if _kept_whole(message, prose):
-                total += counts[at] - self._framing(message)
+            if _kept_whole(messages[at], prose):
+                total += counts[at]
             at += 1
         self._floors[unit] = total, at
         return total
