@@ -22,6 +22,12 @@ Rules:
    either all of it, or a marker whose reference an estimate prices at REF_TOKENS_MAX).
    The exact count is taken only when the cheap floor of that message does not already
    settle the ask, so a floor asked only whether it is over 0 still counts nothing.
+6. With a counter that offers no floor (every cheap floor 0), nothing is known of how it
+   counts a form's parts, but a message that every form keeps as it is (no tool result,
+   image or maskable text) is the same message in every form and costs its own count
+   there; any other message costs at least 0 (a count is never negative). So a floor adds
+   up the counts of those messages, counted only until it is over the ask (kept, as by
+   rule 4); it holds for any counter, monotone or not.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from .._planning._units import Unit, UnitKind
 from .._strategies._steps import Chain, Mask, Prune
 from .._tokens._protocol import TokenCounter
 from ._cards import states_anything
-from ._measure import BodyCounts
+from ._measure import BodyCounts, bounds_nothing
 from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 from ._trim import trim_span
 
@@ -96,6 +102,7 @@ class UnitCosts:
         "_flags",
         "_floors",
         "_framings",
+        "_identity",
         "_mask",
         "_messages",
         "_newest_output",
@@ -120,6 +127,8 @@ class UnitCosts:
         self._units = units
         self._exact_kept = parts_add_up
         """Whether a floor may count what every form keeps exactly (rule 5)."""
+        self._identity = not parts_add_up and bounds_nothing(counts)
+        """Whether a floor counts the messages every form keeps as they are (rule 6)."""
         self._messages = messages
         self._counts = counts
         self._prune = prune_size
@@ -164,12 +173,16 @@ class UnitCosts:
         every form keeps (rule 4), bounded without counting, and only until over `above`."""
         u = self._units[unit]
         found = self._floors.get(unit)
-        if found is None:
-            found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
+        if found is None:  # from the framings (with no counter floor, each is 0: rule 6)
+            found = 0, u.start
+            if not self._identity:
+                found = sum(map(self._framing, self._messages[u.start : u.stop])), u.start
         total, at = found
         if total <= above and at < u.stop:
             if self._exact_kept:
                 return self._exact_floor(unit, above, total, at)
+            if self._identity:
+                return self._identity_floor(unit, above, total, at)
             floor, prose, messages = self._counts.floor, self._prose_over, self._messages
             while total <= above and at < u.stop:
                 message = messages[at]
@@ -197,6 +210,19 @@ class UnitCosts:
                 return total + cheap
             exact = counts[at] if kept is message else counts.count(kept)
             total += exact + rest - self._framing(message)
+            at += 1
+        self._floors[unit] = total, at
+        return total
+
+    def _identity_floor(self, unit: int, above: int, total: int, at: int) -> int:
+        """`floor` by rule 6 from `total` (every message before `at` added): the count of
+        each message every form keeps as it is, nothing for the others (nor for framings:
+        the counter's floors are all 0)."""
+        stop = self._units[unit].stop
+        counts, prose, messages = self._counts, self._prose_over, self._messages
+        while total <= above and at < stop:
+            if _kept_whole(messages[at], prose):
+                total += counts[at]
             at += 1
         self._floors[unit] = total, at
         return total
@@ -317,6 +343,19 @@ def _kept(message: Message, prose_over: int) -> Message:
     if len(parts) == len(message.parts) and all(map(operator.is_, parts, message.parts)):
         return message  # nothing left out: the message itself (every form keeps its extras)
     return Message(message.role, tuple(parts), name=message.name)
+
+
+def _kept_whole(message: Message, prose_over: int) -> bool:
+    """Whether every form keeps `message` as it is (`_kept(message) is message`): it has no
+    tool result, no image and no assistant text that may be masked."""
+    assistant = message.role == "assistant"
+    for part in message.parts:
+        match part:
+            case ToolResult() | Image():
+                return False
+            case Text() if assistant and len(part.text) > prose_over:
+                return False
+    return True
 
 
 def _trimmed(span: Sequence[Message], head_share: float, counter: TokenCounter) -> int | None:

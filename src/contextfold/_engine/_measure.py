@@ -159,6 +159,11 @@ def _nothing(message: Message) -> int:
     return 0
 
 
+def bounds_nothing(counts: BodyCounts) -> bool:
+    """Whether `counts.floor` is 0 for every message: the counter offers no floor (rule 3)."""
+    return counts.floor is _nothing
+
+
 class BodyCounts:
     """The counts of the messages a compaction plans over, by their input messages."""
 

@@ -14,15 +14,9 @@ Rules:
    yields, so the plan fits whenever the floor and the preamble do.
 4. The recent tail is chosen first: the newest unprotected units that fit in
    `tail_share` of the room, and never so many that folding everything else could not fit.
-5. Finally relax, newest first: each unit gets the lightest action that still fits (folds
-   too, unless an eviction policy asked for them), so the newest unit not kept whole is
-   one that genuinely did not fit. Droppable units stay dropped: they go first. Tail
-   units that yielded are relaxed toward the budget, not the target. A unit whose costs
-   offer a trim (the tail, and the newest output wherever it is) is trimmed rather than
-   pruned; when the newest output is trimmed, older units are not relaxed at its expense
-   (each pass stops there; newer units are relaxed to a fixed point). A user turn that
-   states something stays folded once a newer one is folded, so the user turns in view
-   are newer than everything on the card.
+5. Finally relax, newest first (`_relax` rule 1): each unit gets the lightest action that
+   still fits, so the newest unit not kept whole is one that genuinely did not fit. Tail
+   units that yielded are relaxed toward the budget, not the target.
 6. A trimmed unit gets an allowance, newest first: its smallest trim plus the room left
    under the budget in the tail (the output the agent just asked for is cut only as much
    as the room requires); the newest output outside the tail, which the conversation has
@@ -34,23 +28,21 @@ Rules:
    when its floor shows it costs something; prune and mask passes that the fold would
    undo (a summarize step follows and even every unit at its cheapest would not fit) are
    skipped, which the newest-first scan that finds the fold's cut shows (measured as far
-   as the fold's own scan goes, then floors past it: `_scan` rule 2); a removed unit is
-   measured in the relax pass only when its floor could fit, and a repeated relax pass
-   stops, while it has changed nothing, at the previous pass's oldest change (the older
-   units were tried in the state that pass left: they fail again). When the floor with
-   the smallest preamble is over the limit nothing fits: the relax passes (which keep
-   only what fits) are skipped, and a tail unit whose ladder ends in a removal takes it at
-   once. Every choice is the one made with every cost known (checked against
-   tests/planning/reference_planner).
+   as the fold's own scan goes, then floors past it: `_scan` rule 2); the relax passes
+   measure only what may fit (`_relax` rule 2). When the floor with the smallest preamble
+   is over the limit nothing fits: the relax passes (which keep only what fits) are
+   skipped, and a tail unit whose ladder ends in a removal takes it at once. Every choice
+   is the one made with every cost known (checked against tests/planning/reference_planner).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .._strategies._eviction import Eviction, _Fit
+from .._strategies._eviction import Eviction
 from .._strategies._steps import Chain, Drop, Mask, Prune, Summarize
 from ._plan import Action, Costs, KnownCosts, Measured, Plan, PlanBudget, Protection, UnitCost
+from ._relax import relax as _relax
 from ._scan import outside, over, over_bounded
 from ._work import GONE as _GONE
 from ._work import Work
@@ -284,67 +276,6 @@ def _gone_at_once(work: Work, i: int, gone: Action) -> bool:
         return False
     work.set(i, gone)
     return True
-
-
-def _relax(work: Work, steps: Chain, only: Sequence[int] | None = None) -> None:
-    """Newest first, give every unit (or those in `only`) the least compaction that still
-    fits (rule 5)."""
-    if work.hopeless:
-        return  # nothing fits: every lighter action would be tried and taken back (rule 7)
-    summarize = steps.get("summarize")
-    folds = not isinstance(summarize, Summarize) or isinstance(summarize.eviction, _Fit)
-    allowed = None if only is None else frozenset(only)
-    ladders = _lighter(steps, _TRIM), _lighter(steps, _TRIM, _PRUNE)
-    settled = -1  # units older than the previous pass's oldest change saw its final state
-    while True:  # a lighter unit can free the preamble, so repeat to a fixed point
-        oldest: int | None = None  # this pass's oldest change
-        newer_gone = False  # a newer stating user turn has left (UnitCost.states)
-        for i in range(len(work.actions) - 1, -1, -1):
-            if i < settled and oldest is None:
-                return  # nothing changed since they were tried: they fail again
-            flags, action = work.flags[i], work.actions[i]
-            held = action is _KEEP or (action is _FOLD and not folds) or flags.droppable
-            if not held and (allowed is None or i in allowed) and not (flags.states and newer_gone):
-                ladder = ladders[flags.protection is not Protection.TAIL]
-                if _relax_one(work, i, ladder):
-                    oldest = i
-                if allowed is None and work.actions[i] is _TRIM:
-                    break  # the newest output takes the room left, not older units (rule 6)
-            newer_gone = newer_gone or (flags.states and work.actions[i] in _GONE)
-        if oldest is None:
-            return
-        settled = oldest
-
-
-def _relax_one(work: Work, i: int, ladder: Sequence[Action]) -> bool:
-    """Give unit `i` the lightest action of `ladder` that still fits; whether it changed."""
-    action = work.actions[i]
-    if action in _GONE and _cannot_return(work, i):
-        return False
-    for lighter in ladder:
-        if lighter is action:
-            return False
-        if work.cost(i, lighter) is not None and work.try_set(i, lighter):
-            return True
-    return False
-
-
-def _cannot_return(work: Work, i: int) -> bool:
-    """Whether removed unit `i` fits under no action at all: even its floor, with the
-    preamble and runs its return would leave, is over the goal. Only a quick way to the
-    answer `_relax_one` would reach by trying each action, without measuring the unit; the
-    floor (a token count, never negative) is asked for only when the room left decides."""
-    room = work.goal - work.body - work.overhead_if_kept(i)
-    return room < 0 or work.costs.floor(i, room) > room
-
-
-def _lighter(steps: Chain, *middle: Action) -> list[Action]:
-    """The actions from the lightest, with `middle` for pruning: a tail unit trims; another
-    unit trims when its costs offer a trim (the newest output), else it prunes."""
-    return [_KEEP] + [a for a in (*middle, _MASK) if steps.get(_STEP[a])]
-
-
-_STEP = {_PRUNE: "prune", _TRIM: "prune", _MASK: "mask"}
 
 
 def _reason(work: Work) -> str:

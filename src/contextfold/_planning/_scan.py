@@ -7,8 +7,8 @@ Rules:
 2. `over_bounded` answers only whether the whole list exceeds the room, as `over` does,
    measuring only as far as a given threshold (what a later exact scan measures anyway),
    then adding floors (never above a unit's cheapest; a removed unit costs 0): first asked
-   only whether each is over 0, so they count nothing, then in full; exactly again only
-   when the floors leave the answer open.
+   only whether each is over 0, so they count little (with the packaged counters,
+   nothing), then in full; exactly again only when the floors leave the answer open.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def over_bounded(
     total more than `room`: `over(..., now=True) is not None`, measuring newest first only
     while the suffix is within `exact` (what the fold's own scan measures anyway), then
     adding floors (never above the cheapest) until over: asked first only whether each is
-    over 0 (a floor then counts nothing), then in full; exactly again only when the floors
+    over 0 (a floor then counts little), then in full; exactly again only when the floors
     leave it open (rule 2)."""
     total, j = 0, len(units) - 1
     while j >= 0 and total <= exact:
@@ -74,7 +74,7 @@ def over_bounded(
         if total > room:
             return True
         j -= 1
-    for cheap in (True, False):  # floors over 0 first (they count nothing), then in full
+    for cheap in (True, False):  # floors over 0 first (they count little), then in full
         bound = total
         for k in range(j, -1, -1):
             i = units[k]
