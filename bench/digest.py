@@ -5,8 +5,10 @@ Rules:
    digest is the sha256 of the rendered payload, the report and every archive record (the
    stored JSON text), as sorted-key JSON.
 2. Cases: the real corpus at 10/25/50% with exact counts (and at 25% with the default
-   heuristic counter, and converted to Anthropic and Responses), generated tool-heavy
-   histories and generated chatty sessions (user statements: the card) at 10/25/50%.
+   heuristic counter, with chars/4 (`QuarterCounter`, a counter that offers no floor), and
+   converted to Anthropic and Responses), generated tool-heavy histories and generated
+   chatty sessions (user statements: the card) at 10/25/50% (the histories at 25% with
+   chars/4 too).
 3. `--write FILE` records the digests, `--check FILE` compares with a recorded file and
    names every case that differs. Run it before and after a change.
 4. `--corpus` keeps to the corpus cases: tests/bench/corpus_digests.json records them, and
@@ -28,7 +30,7 @@ from typing import Any
 
 import contextfold as cf
 
-from .baselines import exact_tokens
+from .baselines import QuarterCounter, exact_tokens
 from .common import corpus
 from .sessions import SPLITS, generate, wire
 from .synthetic import history
@@ -63,6 +65,7 @@ def corpus_cases(per_file: int | None = None) -> Iterator[Case]:
         yield from _fractions(name, record.messages)
         budget = max(1, exact_tokens(record.messages) // 4)
         yield f"{name}@0.25/heuristic", _one(record.messages, budget)
+        yield f"{name}@0.25/chars4", _one(record.messages, budget, counter=QuarterCounter())
         for target in ("anthropic", "openai-responses"):
             try:
                 converted = cf.convert(record.messages, target)
@@ -76,7 +79,13 @@ def generated_cases(quick: bool = False) -> Iterator[Case]:
     sizes = (60, 400) if quick else (60, 400, 2_000)
     for size in sizes:
         for seed in range(2):
-            yield from _fractions(f"synthetic/{size}/{seed}", history(size, seed))
+            messages = history(size, seed)
+            yield from _fractions(f"synthetic/{size}/{seed}", messages)
+            budget = max(1, exact_tokens(messages) // 4)
+            yield (
+                f"synthetic/{size}/{seed}@0.25/chars4",
+                _one(messages, budget, counter=QuarterCounter()),
+            )
     for seed in range(2 if quick else 6):
         for split in SPLITS:
             for style in ("agent", "chat"):

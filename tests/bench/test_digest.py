@@ -58,7 +58,7 @@ def test_check_names_every_case_that_differs(
 @pytest.mark.corpus
 def test_every_corpus_output_is_the_recorded_one() -> None:
     """Speed work changes no output: every compaction of the real corpus (10/25/50% with
-    exact counts, the heuristic, as Anthropic and Responses) digests as recorded (payload,
+    exact counts, the heuristic, chars/4, as Anthropic and Responses) digests as recorded (payload,
     report and every archive record; bench/digest.py rules 1 and 4)."""
     if not corpus():
         pytest.skip("the corpus (../shared/corpus) is not on this machine")
