@@ -298,7 +298,9 @@ def _memory(messages: Sequence[Wire], budget: int, enc: Any) -> Memory:
     tracemalloc.start()
     try:
         result = cf.compact(list(messages), budget, counter=cf.TiktokenCounter(enc))
-        held, peak = tracemalloc.get_traced_memory()
+        peak = tracemalloc.get_traced_memory()[1]
+        gc.collect()  # Python's free lists too, so "caches" holds only what caches keep
+        held = tracemalloc.get_traced_memory()[0]
         cf.clear_caches()
         gc.collect()
         alone = tracemalloc.get_traced_memory()[0]
