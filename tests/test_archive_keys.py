@@ -13,7 +13,7 @@ from contextfold._archive import Archivable, Archive, ref_of
 from contextfold._archive_keys import KeyedCache, Seen, key_of
 from contextfold._content_cache import clear_caches
 from contextfold._messages import EMPTY, Message, Opaque, Text, ToolCall, ToolResult
-from contextfold._serialize import dump_json
+from contextfold._serialize_json import dump_json
 
 
 def _nested(depth: int) -> object:

@@ -28,16 +28,14 @@ from contextfold import (
 )
 from contextfold._messages import EMPTY
 from contextfold._serialize import (
-    JSON_OPTIONS,
     dump_conversation,
-    dump_json,
     dump_message,
     dump_part,
     load_conversation,
     load_message,
     plain,
-    quote,
 )
+from contextfold._serialize_json import JSON_OPTIONS, dump_json, quote
 
 from .strategies import (
     messages,

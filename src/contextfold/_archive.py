@@ -21,7 +21,7 @@ Rules:
    afterwards, else, when its record would be longer than COPY_OVER, a copy of it sharing
    nothing mutable with the caller (`_archive_copy`). So the record written later is the
    one hashed now. Other items (short, or that cannot be copied so) are written at once.
-6. The canonical text is written in one pass over the item (`_serialize.dump_json`, the
+6. The canonical text is written in one pass over the item (`_serialize_json.dump_json`, the
    same bytes as `json.dumps` of its `_serialize` form); the record is derived from it.
 7. A memory store is handed what an item's content made the last time (its kind, probe-0
    reference, and what rule 5 keeps), from a bounded cache across archives and calls keyed

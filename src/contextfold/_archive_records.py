@@ -3,7 +3,7 @@
 Rules:
 1. The canonical text of an item is `{"item": <_serialize form>, "kind": "message" |
    "part" | "text"}` with sorted keys, `,`/`:` separators, written in one pass over the
-   item (`_serialize.dump_json`: the same text as `json.dumps` of its form). Only a
+   item (`_serialize_json.dump_json`: the same text as `json.dumps` of its form). Only a
    Message, one of the model's Part classes or a str has one; anything else, or an item
    JSON cannot hold, is InvalidConversation.
 2. A record is the canonical text plus the entry's label and probe (when not 0), as
@@ -33,7 +33,8 @@ from ._messages import (
     ToolCall,
     ToolResult,
 )
-from ._serialize import JSON_OPTIONS, json_writer, load_message, load_part, quote
+from ._serialize import load_message, load_part
+from ._serialize_json import JSON_OPTIONS, json_writer, quote
 
 EntryKind: TypeAlias = Literal["message", "part", "text"]
 Archivable: TypeAlias = Message | Part | str

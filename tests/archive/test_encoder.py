@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._serialize import JSON_OPTIONS, _encode
+from contextfold._serialize_json import JSON_OPTIONS, _encode
 
 _json = st.recursive(
     st.none()
