@@ -7,14 +7,16 @@ import json
 import math
 import subprocess
 import sys
+import unicodedata
 from collections import defaultdict
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold._messages import message_text
+from contextfold._serialize import dump_message
 from contextfold._tokens import _bpe
 from contextfold._tokens._heuristic import CLASSES, content_class, count_text, piece_counts
 from tests import corpus, strategies
@@ -262,8 +264,16 @@ def test_corpus_meets_the_target_per_class() -> None:
 # --- the counter: additive, cached, no third-party code ---------------------------------------
 
 
+def _assigned(message: cf.Message) -> bool:
+    """Whether this Python's Unicode tables assign every character of `message`: one they
+    do not may split as tiktoken's newer tables would not (`_pretokenize` rule 4)."""
+    text = json.dumps(dump_message(message), ensure_ascii=False)
+    return all(unicodedata.category(c) != "Cn" for c in text)
+
+
 @given(strategies.messages)
 def test_hyp_totals_are_additive_and_exact(message: cf.Message) -> None:
+    assume(_assigned(message))
     assert HEURISTIC.count(message) == EXACT.count(message)
     conversation = cf.Conversation((message, message))
     total = cf.count_conversation(conversation, HEURISTIC)
