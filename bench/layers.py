@@ -26,7 +26,7 @@ import contextfold as cf
 
 from . import baselines as bl
 from .common import Wire, command_line, corpus, machine, median_ratio, publish, seconds, table
-from .oneshot import CF_DROP_QUARTER, CF_QUARTER, LC_CHEAP, interleaved, prepare, systems
+from .oneshot import CF_DROP_QUARTER, CF_QUARTER, LC_CHEAP, batch, interleaved, prepare, systems
 from .synthetic import history
 
 HEADING = "## Layers of a one-shot call against trim_messages approximate"
@@ -79,11 +79,7 @@ def measure(pairs: Inputs, rounds: int) -> dict[str, list[float]]:
     for run in runs.values():  # imports and first-use set-up, outside the timings
         run(warm, 20_000)
     prepare([m for m, _ in pairs])
-    return interleaved({name: _batch(pairs, runs[name]) for name in SHOWN}, rounds)
-
-
-def _batch(pairs: Inputs, run: Run) -> Callable[[], object]:
-    return lambda: [run(m, b) for m, b in pairs]
+    return interleaved({name: batch(pairs, runs[name]) for name in SHOWN}, rounds)
 
 
 def section(results: dict[str, dict[str, list[float]]], command: str) -> str:

@@ -237,9 +237,10 @@ class Source:
     times: dict[str, list[float]]
 
 
-def _batch(
+def batch(
     inputs: Sequence[tuple[Sequence[Wire], int]], run: Callable[[Sequence[Wire], int], object]
 ) -> Callable[[], object]:
+    """One timed run of `run` over every (messages, budget) pair of `inputs`."""
     return lambda: [run(m, b) for m, b in inputs]
 
 
@@ -249,7 +250,7 @@ def measure_synthetic(size: int, rounds: int, enc: Any, out: Result) -> None:
     out.size, out.tokens = size, bl.exact_tokens(messages)
     budget = max(1, out.tokens // 4)
     prepare([messages])
-    runs = {name: _batch([(messages, budget)], fn) for name, fn in systems(enc).items()}
+    runs = {name: batch([(messages, budget)], fn) for name, fn in systems(enc).items()}
     out.synthetic = interleaved(runs, rounds)
     out.memory["synthetic"] = _memory(messages, budget, enc)
 
@@ -283,7 +284,7 @@ def measure_corpus(rounds: int, enc: Any, out: Result) -> None:
 def _group_runs(
     inputs: Sequence[tuple[Sequence[Wire], int]], enc: Any
 ) -> dict[str, Callable[[], object]]:
-    return {name: _batch(inputs, fn) for name, fn in systems(enc).items()}
+    return {name: batch(inputs, fn) for name, fn in systems(enc).items()}
 
 
 def _fits(messages: Sequence[Wire], budget: int, enc: Any) -> bool:

@@ -16,13 +16,23 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import contextfold as cf
 
 from . import baselines as bl
 from .common import Wire, command_line, corpus, machine, median_ratio, publish, seconds, table
-from .oneshot import CF_EXACT, CF_QUARTER, FLOOR, LC_CHEAP, LC_EXACT, interleaved, prepare, systems
+from .oneshot import (
+    CF_EXACT,
+    CF_QUARTER,
+    FLOOR,
+    LC_CHEAP,
+    LC_EXACT,
+    batch,
+    interleaved,
+    prepare,
+    systems,
+)
 from .synthetic import history
 
 HEADING = "## Within the budget: what a compaction that keeps everything costs"
@@ -62,12 +72,8 @@ def measure(pairs: Inputs, rounds: int) -> dict[str, list[float]]:
     for name in SHOWN:  # imports and first-use set-up, outside the timings
         every[name](warm, 20_000)
     prepare([m for m, _ in pairs])
-    runs = {name: _batch(pairs, every[name]) for name in SHOWN}
+    runs = {name: batch(pairs, every[name]) for name in SHOWN}
     return interleaved(runs, rounds)
-
-
-def _batch(pairs: Inputs, run: Callable[[Sequence[Wire], int], object]) -> Callable[[], object]:
-    return lambda: [run(m, b) for m, b in pairs]
 
 
 def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
