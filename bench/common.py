@@ -11,6 +11,7 @@ Rules:
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import gc
 import json
@@ -260,3 +261,55 @@ def _owners(stats: dict[Any, Any], key: Any, depth: int) -> dict[str, float]:
         for owner, weight in _owners(stats, caller, depth + 1).items():
             out[owner] = out.get(owner, 0.0) + weight * row[3] / spent
     return out
+
+
+def header(heading: str, command: str) -> list[str]:
+    """A section's first lines: its heading, then its command, date and machine (rule 3)."""
+    return [heading, "", f"Command: `{command}` ({machine()}).", ""]
+
+
+Times = dict[str, list[float]]
+"""CPU seconds per round, by system."""
+Pairs = Sequence[tuple[Sequence[Wire], int]]
+"""(messages, budget) inputs of one sized benchmark."""
+
+
+def ratio_rows(results: dict[str, Times], rows: Sequence[str], base: str) -> list[list[str]]:
+    """Per row, per input: the median CPU and its median ratio to `base` (rule 1)."""
+    names = list(results)
+    return [
+        [
+            row,
+            *(
+                f"{seconds(statistics.median(results[n][row]))} "
+                f"({median_ratio(results[n][row], results[n][base]):.2f}x)"
+                for n in names
+            ),
+        ]
+        for row in rows
+    ]
+
+
+def sized_main(
+    module: str,
+    argv: list[str] | None,
+    inputs: Callable[[int], dict[str, Pairs]],
+    measure: Callable[[Pairs, int], Times],
+    section: Callable[[dict[str, Times], str], str],
+    *,
+    check: Callable[[Pairs], None] | None = None,
+) -> int:
+    """`python -m bench.<module> [--size N] [--rounds R] [--no-write]`: measure each input
+    (checked first when `check` is given), print the section and write it (rule 2)."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench.{module}")
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    results = {}
+    for name, pairs in inputs(args.size).items():
+        if check is not None:
+            check(pairs)
+        results[name] = measure(pairs, args.rounds)
+    publish(section(results, command_line(f"bench.{module}", argv)), not args.no_write)
+    return 0

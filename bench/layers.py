@@ -17,15 +17,13 @@ Usage: .venv/bin/python -m bench.layers [--size N] [--rounds R] [--no-write]
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 from collections.abc import Callable, Sequence
 
 import contextfold as cf
 
 from . import baselines as bl
-from .common import Wire, command_line, corpus, machine, median_ratio, publish, seconds, table
+from .common import Wire, corpus, header, ratio_rows, sized_main, table
 from .oneshot import CF_DROP_QUARTER, CF_QUARTER, LC_CHEAP, batch, interleaved, prepare, systems
 from .synthetic import history
 
@@ -85,42 +83,20 @@ def measure(pairs: Inputs, rounds: int) -> dict[str, list[float]]:
 def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
     """Markdown for BENCHMARKS.md (rule 3)."""
     lines = [
-        HEADING,
-        "",
-        f"Command: `{command}` ({machine()}).",
-        "",
+        *header(HEADING, command),
         "Rules in bench/layers.py: each layer is a whole call, cold, on the inputs and "
         "budgets of bench/oneshot.py (25% of the exact o200k tokens); CPU seconds, medians "
         "of interleaved rounds; the ratio is to trim_messages approximate, which gets "
         "LangChain messages converted before the timer starts.",
         "",
     ]
-    names = list(results)
-    rows = [
-        [
-            layer,
-            *(
-                f"{seconds(statistics.median(results[n][layer]))} "
-                f"({median_ratio(results[n][layer], results[n][LC_CHEAP]):.2f}x)"
-                for n in names
-            ),
-        ]
-        for layer in SHOWN
-    ]
-    header = ["layer: median CPU (x trim_messages approximate)", *names]
-    return "\n".join([*lines, *table(header, rows), ""])
+    columns = ["layer: median CPU (x trim_messages approximate)", *results]
+    return "\n".join([*lines, *table(columns, ratio_rows(results, SHOWN, LC_CHEAP)), ""])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure, print and (unless --no-write) write the section."""
-    parser = argparse.ArgumentParser(prog="python -m bench.layers")
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
-    results = {name: measure(pairs, args.rounds) for name, pairs in inputs(args.size).items()}
-    publish(section(results, command_line("bench.layers", argv)), not args.no_write)
-    return 0
+    return sized_main("layers", argv, inputs, measure, section)
 
 
 if __name__ == "__main__":

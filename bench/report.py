@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import cost, loop, reference, rounds, speed
 from .billing import PRICINGS, Bill
-from .common import Shares, machine, median_ratio, seconds, table
+from .common import Shares, header, median_ratio, seconds, table
 
 SPEED = "## Speed and scaling"
 COST = "## Cost under prompt caching"
@@ -28,10 +28,6 @@ class Profile:
     title: str
     functions: Shares
     modules: Shares
-
-
-def _header(heading: str, command: str) -> list[str]:
-    return [heading, "", f"Command: `{command}` ({machine()}).", ""]
 
 
 def _profile_lines(profiles: Sequence[Profile]) -> list[str]:
@@ -163,7 +159,7 @@ def speed_section(
     plot_path: str,
 ) -> str:
     """The speed and scaling section."""
-    lines = _header(SPEED, command)
+    lines = header(SPEED, command)
     lines += [
         "Synthetic histories shaped like the corpus (bench/synthetic.py: a ~6,000-character "
         "system prompt, user requests, one to four tool calls per request with results of "
@@ -204,7 +200,7 @@ def cost_section(
     plot_path: str,
 ) -> str:
     """The prompt-caching cost section."""
-    lines = _header(COST, command)
+    lines = header(COST, command)
     lines += [
         "Every corpus conversation replayed as an agent loop: one request per assistant turn, "
         "holding the history before it as each strategy sends it. Billing per request, exact "
@@ -270,7 +266,7 @@ def survival_section(
     scores: reference.Scores, survival: rounds.Survival, command: str, plots: tuple[str, str]
 ) -> str:
     """The what-survives section."""
-    lines = _header(SURVIVAL, command)
+    lines = header(SURVIVAL, command)
     lines += [
         "### Future reference",
         "",

@@ -21,10 +21,8 @@ Usage: .venv/bin/python -m bench.required [--size N] [--rounds R] [--no-write]
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import statistics
 import sys
 from collections.abc import Callable, Sequence
 
@@ -32,7 +30,7 @@ import contextfold as cf
 from contextfold._engine._cards import new_card
 
 from . import baselines as bl
-from .common import Wire, command_line, machine, median_ratio, publish, seconds, table
+from .common import Wire, header, ratio_rows, sized_main, table
 from .layers import Inputs, inputs
 from .oneshot import CF_DROP_EXACT, CF_EXACT, FLOOR, batch, interleaved, systems
 from .synthetic import history
@@ -93,10 +91,7 @@ def measure(pairs: Inputs, rounds: int) -> dict[str, list[float]]:
 def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
     """Markdown for BENCHMARKS.md (rule 3)."""
     lines = [
-        HEADING,
-        "",
-        f"Command: `{command}` ({machine()}).",
-        "",
+        *header(HEADING, command),
         "Rules in bench/required.py: each row is a whole cold pass on the inputs and "
         "budgets of bench/oneshot.py (25% of the exact o200k tokens); CPU seconds, medians "
         "of interleaved rounds; the ratio is to the floor. The card's row includes parsing "
@@ -104,32 +99,14 @@ def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
         "card's rows.",
         "",
     ]
-    names = list(results)
-    rows = [
-        [
-            row,
-            *(
-                f"{seconds(statistics.median(results[n][row]))} "
-                f"({median_ratio(results[n][row], results[n][FLOOR]):.2f}x)"
-                for n in names
-            ),
-        ]
-        for row in (*SHOWN[:4], SUM, CF_DROP_EXACT, CF_EXACT)
-    ]
-    header = ["part: median CPU (x the floor)", *names]
-    return "\n".join([*lines, *table(header, rows), ""])
+    rows = ratio_rows(results, (*SHOWN[:4], SUM, CF_DROP_EXACT, CF_EXACT), FLOOR)
+    columns = ["part: median CPU (x the floor)", *results]
+    return "\n".join([*lines, *table(columns, rows), ""])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure, print and (unless --no-write) write the section."""
-    parser = argparse.ArgumentParser(prog="python -m bench.required")
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
-    results = {name: measure(pairs, args.rounds) for name, pairs in inputs(args.size).items()}
-    publish(section(results, command_line("bench.required", argv)), not args.no_write)
-    return 0
+    return sized_main("required", argv, inputs, measure, section)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Usage: .venv/bin/python -m bench.within [--size N] [--rounds R] [--no-write]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections.abc import Sequence
@@ -21,7 +20,7 @@ from collections.abc import Sequence
 import contextfold as cf
 
 from . import baselines as bl
-from .common import Wire, command_line, corpus, machine, median_ratio, publish, seconds, table
+from .common import Wire, corpus, header, median_ratio, seconds, sized_main, table
 from .oneshot import (
     CF_EXACT,
     CF_QUARTER,
@@ -79,10 +78,7 @@ def measure(pairs: Inputs, rounds: int) -> dict[str, list[float]]:
 def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
     """Markdown for BENCHMARKS.md."""
     lines = [
-        HEADING,
-        "",
-        f"Command: `{command}` ({machine()}).",
-        "",
+        *header(HEADING, command),
         "Rules in bench/within.py: the budget is twice the exact o200k tokens, so nothing "
         "needs to go (every contextfold result was checked to be its input unchanged); "
         "cold runs, CPU seconds, medians of interleaved rounds, as bench/oneshot.py.",
@@ -94,23 +90,13 @@ def section(results: dict[str, dict[str, list[float]]], command: str) -> str:
         [f"{a} / {b}", *(f"{median_ratio(results[n][a], results[n][b]):.2f}x" for n in names)]
         for a, b in RATIOS
     ]
-    header = ["system (median CPU) or ratio (median of per-round ratios)", *names]
-    return "\n".join([*lines, *table(header, rows), ""])
+    columns = ["system (median CPU) or ratio (median of per-round ratios)", *names]
+    return "\n".join([*lines, *table(columns, rows), ""])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Measure, print and (unless --no-write) write the section."""
-    parser = argparse.ArgumentParser(prog="python -m bench.within")
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args(argv)
-    results = {}
-    for name, pairs in inputs(args.size).items():
-        check(pairs)
-        results[name] = measure(pairs, args.rounds)
-    publish(section(results, command_line("bench.within", argv)), not args.no_write)
-    return 0
+    """Check, measure, print and (unless --no-write) write the section."""
+    return sized_main("within", argv, inputs, measure, section, check=check)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.common import chunks, hot_spots, interleaved, median_ratio, table, write_section
+import pytest
+from bench.common import (
+    Pairs,
+    Times,
+    chunks,
+    hot_spots,
+    interleaved,
+    median_ratio,
+    ratio_rows,
+    sized_main,
+    table,
+    write_section,
+)
 from bench.synthetic import history
 
 import contextfold as cf
@@ -69,3 +81,39 @@ def test_command_line_names_the_module_and_its_arguments() -> None:
 
     assert command_line("bench.within", []) == "python -m bench.within"
     assert command_line("bench.oneshot", ["--rounds", "5"]) == "python -m bench.oneshot --rounds 5"
+
+
+def test_ratio_rows_show_the_median_and_the_ratio_to_the_base() -> None:
+    results = {"input": {"base": [2.0, 4.0, 2.0], "ours": [3.0, 4.0, 5.0]}}
+    rows = ratio_rows(results, ["ours", "base"], "base")
+    assert rows == [["ours", "4.00 s (1.50x)"], ["base", "2.00 s (1.00x)"]]
+
+
+def test_sized_main_checks_measures_and_prints_without_writing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seen: list[tuple[str, object]] = []
+
+    def inputs(size: int) -> dict[str, Pairs]:
+        return {f"{size} messages": [([{"role": "user", "content": "hi"}], 10)]}
+
+    def measure(pairs: Pairs, rounds: int) -> Times:
+        seen.append(("measure", rounds))
+        return {"x": [1.0] * rounds}
+
+    def section(results: dict[str, Times], command: str) -> str:
+        return f"## Test\n\n{command}: {sorted(results)} {results['7 messages']['x']}\n"
+
+    code = sized_main(
+        "nothing",
+        ["--size", "7", "--rounds", "2", "--no-write"],
+        inputs,
+        measure,
+        section,
+        check=lambda pairs: seen.append(("check", len(pairs))),
+    )
+    assert code == 0
+    assert seen == [("check", 1), ("measure", 2)]
+    out = capsys.readouterr().out
+    assert "python -m bench.nothing --size 7 --rounds 2 --no-write" in out
+    assert "['7 messages'] [1.0, 1.0]" in out
