@@ -22,20 +22,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, cast
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    SystemMessage,
-    convert_to_messages,
-    convert_to_openai_messages,
-)
-from langchain_core.tools import BaseTool, StructuredTool, ToolException
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from langgraph.runtime import Runtime
-
 import contextfold as cf
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+    from langchain_core.messages import (
+        AIMessage,
+        AnyMessage,
+        BaseMessage,
+        SystemMessage,
+        convert_to_messages,
+        convert_to_openai_messages,
+    )
+    from langchain_core.tools import BaseTool, StructuredTool, ToolException
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from langgraph.runtime import Runtime
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.langchain needs LangChain and LangGraph: "
+        "pip install 'contextfold[langchain]'"
+    ) from exc
 
 from ._threads import ThreadAccess, Threads, Wire
 

@@ -18,14 +18,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage
-from langchain_core.tools import BaseTool
-from langgraph.config import get_config
-
 import contextfold as cf
 
 from ._threads import ThreadAccess, Threads
 from .langchain import from_wire, recall_tool, to_wire, tool_specs
+
+try:
+    from langchain_core.messages import BaseMessage, SystemMessage
+    from langchain_core.tools import BaseTool
+    from langgraph.config import get_config
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.langgraph needs LangGraph: pip install 'contextfold[langchain]'"
+    ) from exc
 
 __all__ = ["ContextFoldHook"]
 

@@ -30,10 +30,15 @@ from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-import litellm
-from litellm.integrations.custom_logger import CustomLogger
-
 import contextfold as cf
+
+try:
+    import litellm
+    from litellm.integrations.custom_logger import CustomLogger
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.litellm needs LiteLLM: pip install 'contextfold[litellm]'"
+    ) from exc
 
 from ._threads import Threads, Wire
 
