@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import struct
 import subprocess
 import sys
+import zlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,7 +32,7 @@ from ..servers.chat_model import (
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
-from pydantic_ai import Agent, ModelHTTPError
+from pydantic_ai import Agent, BinaryContent, ModelHTTPError
 from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
@@ -127,6 +129,38 @@ def test_without_the_processor_the_same_loop_is_refused() -> None:
     with ChatModelServer(script, window=WINDOW) as server, pytest.raises(ModelHTTPError):
         run(server, [], [], lambda agent: agent.run(TASK, usage_limits=NO_LIMIT))
     assert server.log.refusals[0].code == "context_length_exceeded"
+
+
+def png(width: int, height: int) -> bytes:
+    """The header of a `width` x `height` PNG: all that the image's token count reads."""
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+
+
+def test_images_from_the_user_and_from_tools_are_counted_as_the_model_bills_them() -> None:
+    image = BinaryContent(png(1024, 1024), media_type="image/png")  # 765 tokens (gpt-4o, high)
+
+    def screenshot(path: str) -> BinaryContent:
+        """Take a screenshot of a file."""
+        return image
+
+    window = 4_000
+    script = AgentScript(turns=12, tool="screenshot")
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    prompt: list[str | BinaryContent] = [TASK, image]
+    with ChatModelServer(script, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [screenshot, fold.recall_tool()],
+            lambda agent: agent.run(prompt, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+    assert fold.report is not None
+    assert fold.report.compacted
 
 
 def test_a_continued_conversation_adds_only_the_new_messages() -> None:

@@ -12,8 +12,10 @@ Rules:
    the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes: each request
    part is one message (system, user, tool), each response one assistant message with its
-   text and tool calls. Parts without an OpenAI chat form (files, thinking, native tools)
-   count as their text; they travel only inside messages that come back unchanged.
+   text and tool calls. Images count as the images they are sent as (a tool's images go
+   in its tool message, not in the trailing user message pydantic-ai moves them to). Parts
+   without an OpenAI chat form (other files, thinking, native tools) count as their text;
+   they travel only inside messages that come back unchanged.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -34,7 +36,7 @@ import contextfold as cf
 from ._factory import manager_factory
 
 try:
-    from pydantic_ai import Tool
+    from pydantic_ai import BinaryContent, ImageUrl, Tool
     from pydantic_ai.capabilities import ProcessHistory
     from pydantic_ai.messages import (
         CompactionPart,
@@ -90,8 +92,39 @@ def _text(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, Sequence):
-        return "\n".join(v if isinstance(v, str) else type(v).__name__ for v in value)
+        return "\n".join(_item_text(v) for v in value)
     return "" if value is None else json.dumps(value, default=str)
+
+
+def _item_text(item: object) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):  # a chat content part of a compaction artifact
+        return str(item.get("text", item.get("type", "")))
+    return type(item).__name__
+
+
+def _image_url(item: object) -> str | None:
+    if isinstance(item, ImageUrl):
+        return item.url
+    if isinstance(item, BinaryContent) and item.is_image:
+        return item.data_uri
+    return None
+
+
+def _chat_part(item: object) -> Wire:
+    """One user content item as a chat content part: images as images, the rest as text."""
+    url = _image_url(item)
+    if url is None or not isinstance(item, ImageUrl | BinaryContent):
+        return {"type": "text", "text": _item_text(item)}
+    image: Wire = {"url": url}
+    if item.vendor_metadata and "detail" in item.vendor_metadata:
+        image["detail"] = item.vendor_metadata["detail"]
+    return {"type": "image_url", "image_url": image}
+
+
+def _has_image(items: Sequence[object]) -> bool:
+    return any(_image_url(i) is not None for i in items)
 
 
 def _request_wire(part: ModelRequestPart) -> Wire:
@@ -99,10 +132,17 @@ def _request_wire(part: ModelRequestPart) -> Wire:
     if isinstance(part, SystemPromptPart):
         return {"role": "system", "content": part.content}
     if isinstance(part, ToolReturnPart):
-        content = part.model_response_str()
+        text, files = part.model_response_str_and_user_content()
+        if _has_image(files):  # counted here, though sent in a user message after the tools
+            content: str | list[Wire] = [{"type": "text", "text": text}, *map(_chat_part, files)]
+        else:
+            content = text
         return {"role": "tool", "tool_call_id": part.tool_call_id, "content": content}
     if isinstance(part, UserPromptPart):
-        return {"role": "user", "content": _text(part.content)}
+        items = part.content
+        if isinstance(items, str) or not _has_image(items):
+            return {"role": "user", "content": _text(items)}
+        return {"role": "user", "content": [_chat_part(i) for i in items]}
     return {"role": "user", "content": _text(getattr(part, "content", None))}
 
 
