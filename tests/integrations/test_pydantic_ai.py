@@ -37,8 +37,10 @@ from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
+    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
@@ -205,6 +207,34 @@ def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
     assert fold.restarts == 0
     asyncio.run(fold([ModelRequest(parts=[UserPromptPart("Another conversation.")])]))
     assert fold.restarts == 1
+
+
+@pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
+def test_a_retry_answering_a_tool_call_stays_that_calls_answer() -> None:
+    """A history built in code (or handed back through `DeferredToolResults`) may hold the
+    legacy `RetryPromptPart`: pydantic-ai sends one naming a tool as that call's tool message."""
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(TASK)])]
+    for turn in range(12):
+        call = f"c{turn}"
+        history.append(ModelResponse(parts=[ToolCallPart("read_file", {"path": call}, call)]))
+        answer: ModelRequestPart = ToolReturnPart("read_file", source_file(call, 60), call)
+        if turn % 3 == 1:
+            answer = RetryPromptPart("No such file.", tool_name="read_file", tool_call_id=call)
+        history.append(ModelRequest(parts=[answer]))
+    history.append(ModelResponse(parts=[TextPart("Read them all.")]))
+    fold = ContextFoldProcessor(3_000, "gpt-4o")
+    with ChatModelServer(AgentScript(turns=0), window=WINDOW) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [],
+            lambda agent: agent.run("Summarize.", message_history=history),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert fold.report is not None
+    assert fold.report.compacted
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
 
 
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:

@@ -11,8 +11,9 @@ Rules:
    (another conversation, an edited one) starts the manager again from the whole history;
    the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes: each request
-   part is one message (system, user, tool), each response one assistant message with its
-   text and tool calls. Images count as the images they are sent as (a tool's images go
+   part is one message (system, user, tool; the legacy `RetryPromptPart` naming a tool is
+   that call's tool message), each response one assistant message with its text and tool
+   calls. Images count as the images they are sent as (a tool's images go
    in its tool message, not in the trailing user message pydantic-ai moves them to). Parts
    without an OpenAI chat form (other files, thinking, native tools) count as their text;
    they travel only inside messages that come back unchanged.
@@ -45,6 +46,8 @@ try:
         ModelRequestPart,
         ModelResponse,
         ModelResponsePart,
+        RetryFeedbackPart,
+        RetryPromptPart,
         SystemPromptPart,
         TextPart,
         ToolCallPart,
@@ -132,18 +135,32 @@ def _request_wire(part: ModelRequestPart) -> Wire:
     if isinstance(part, SystemPromptPart):
         return {"role": "system", "content": part.content}
     if isinstance(part, ToolReturnPart):
-        text, files = part.model_response_str_and_user_content()
-        if _has_image(files):  # counted here, though sent in a user message after the tools
-            content: str | list[Wire] = [{"type": "text", "text": text}, *map(_chat_part, files)]
-        else:
-            content = text
-        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": content}
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
+    if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": part.model_response()}
+    return {"role": "user", "content": _user_content(part)}
+
+
+def _tool_content(part: ToolReturnPart) -> str | list[Wire]:
+    """A tool result's text, with the images pydantic-ai sends after the tool results."""
+    text, files = part.model_response_str_and_user_content()
+    if not _has_image(files):
+        return text
+    return [{"type": "text", "text": text}, *map(_chat_part, files)]
+
+
+def _user_content(part: ModelRequestPart) -> str | list[Wire]:
+    if isinstance(part, RetryPromptPart | RetryFeedbackPart):
+        return part.model_response()
     if isinstance(part, UserPromptPart):
         items = part.content
-        if isinstance(items, str) or not _has_image(items):
-            return {"role": "user", "content": _text(items)}
-        return {"role": "user", "content": [_chat_part(i) for i in items]}
-    return {"role": "user", "content": _text(getattr(part, "content", None))}
+        return items if isinstance(items, str) else _user_items(items)
+    return _text(getattr(part, "content", None))
+
+
+def _user_items(items: Sequence[object]) -> str | list[Wire]:
+    """A user prompt's items: chat content parts when there is an image among them."""
+    return [_chat_part(i) for i in items] if _has_image(items) else _text(items)
 
 
 def _response_wire(message: ModelResponse) -> Wire:
