@@ -32,7 +32,7 @@ from ..servers.chat_model import (
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
-from pydantic_ai import Agent, BinaryContent, ModelHTTPError
+from pydantic_ai import Agent, BinaryContent, ModelHTTPError, TextContent
 from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
@@ -161,6 +161,34 @@ def test_images_from_the_user_and_from_tools_are_counted_as_the_model_bills_them
     assert server.log.refusals == []
     assert max(server.log.tokens) <= window
     assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+    assert fold.report is not None
+    assert fold.report.compacted
+
+
+def test_text_files_from_the_user_and_from_tools_are_counted_as_the_text_they_are_sent_as() -> None:
+    def attach(path: str, lines: int) -> BinaryContent:
+        return BinaryContent(source_file(path, lines).encode(), media_type="text/x-python")
+
+    def open_file(path: str) -> BinaryContent:
+        """Open a file of the repository."""
+        return attach(path, 30)  # about 1,000 tokens, inlined in a user message
+
+    window = 4_000
+    script = AgentScript(turns=10, tool="open_file")
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    notes = TextContent(source_file("notes.txt", 15), metadata={"from": "the app"})
+    prompt: list[str | BinaryContent | TextContent] = [TASK, notes, attach("main.py", 15)]
+    with ChatModelServer(script, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [open_file, fold.recall_tool()],
+            lambda agent: agent.run(prompt, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "line 14 of notes.txt")
     assert fold.report is not None
     assert fold.report.compacted
 

@@ -13,10 +13,10 @@ Rules:
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes: each request
    part is one message (system, user, tool; the legacy `RetryPromptPart` naming a tool is
    that call's tool message), each response one assistant message with its text and tool
-   calls. Images count as the images they are sent as (a tool's images go
-   in its tool message, not in the trailing user message pydantic-ai moves them to). Parts
-   without an OpenAI chat form (other files, thinking, native tools) count as their text;
-   they travel only inside messages that come back unchanged.
+   calls. Images and text files count as the images and text they are sent as (a tool's
+   files go in its tool message, not in the trailing user message pydantic-ai moves them
+   to). Parts without an OpenAI chat form (other files, thinking, native tools) count as
+   their text; they travel only inside messages that come back unchanged.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -37,7 +37,7 @@ import contextfold as cf
 from ._factory import manager_factory
 
 try:
-    from pydantic_ai import BinaryContent, ImageUrl, Tool
+    from pydantic_ai import BinaryContent, ImageUrl, TextContent, Tool
     from pydantic_ai.capabilities import ProcessHistory
     from pydantic_ai.messages import (
         CompactionPart,
@@ -107,17 +107,26 @@ def _item_text(item: object) -> str:
     return type(item).__name__
 
 
-def _image_url(item: object) -> str | None:
-    if isinstance(item, ImageUrl):
-        return item.url
-    if isinstance(item, BinaryContent) and item.is_image:
-        return item.data_uri
-    return None
+def _text_like(media_type: str) -> bool:
+    """Whether pydantic-ai inlines a file of this type as text (its own test, by media type)."""
+    bare = media_type.split(";", 1)[0].strip()
+    return bare.startswith("text/") or bare.endswith(_TEXT_SUFFIXES) or bare in _TEXT_TYPES
+
+
+_TEXT_SUFFIXES = ("/json", "+json", "/xml", "+xml")
+_TEXT_TYPES = frozenset({"application/x-yaml", "application/yaml", "application/toml"})
 
 
 def _chat_part(item: object) -> Wire:
-    """One user content item as a chat content part: images as images, the rest as text."""
-    url = _image_url(item)
+    """One user content item as the chat content part it is sent as: text, an image, or
+    (other files) its type's name."""
+    if isinstance(item, TextContent):
+        return {"type": "text", "text": item.content}
+    if isinstance(item, BinaryContent) and _text_like(item.media_type):
+        return {"type": "text", "text": item.data.decode("utf-8", errors="replace")}
+    url = item.url if isinstance(item, ImageUrl) else None
+    if isinstance(item, BinaryContent) and item.is_image:
+        url = item.data_uri
     if url is None or not isinstance(item, ImageUrl | BinaryContent):
         return {"type": "text", "text": _item_text(item)}
     image: Wire = {"url": url}
@@ -126,8 +135,11 @@ def _chat_part(item: object) -> Wire:
     return {"type": "image_url", "image_url": image}
 
 
-def _has_image(items: Sequence[object]) -> bool:
-    return any(_image_url(i) is not None for i in items)
+def _content(parts: list[Wire]) -> str | list[Wire]:
+    """Chat content parts, as one text unless there is an image among them."""
+    if any(p["type"] == "image_url" for p in parts):
+        return parts
+    return "\n".join(str(p["text"]) for p in parts)
 
 
 def _request_wire(part: ModelRequestPart) -> Wire:
@@ -142,11 +154,9 @@ def _request_wire(part: ModelRequestPart) -> Wire:
 
 
 def _tool_content(part: ToolReturnPart) -> str | list[Wire]:
-    """A tool result's text, with the images pydantic-ai sends after the tool results."""
+    """A tool result's text, with the files pydantic-ai sends after the tool results."""
     text, files = part.model_response_str_and_user_content()
-    if not _has_image(files):
-        return text
-    return [{"type": "text", "text": text}, *map(_chat_part, files)]
+    return _content([{"type": "text", "text": text}, *map(_chat_part, files)]) if files else text
 
 
 def _user_content(part: ModelRequestPart) -> str | list[Wire]:
@@ -154,13 +164,8 @@ def _user_content(part: ModelRequestPart) -> str | list[Wire]:
         return part.model_response()
     if isinstance(part, UserPromptPart):
         items = part.content
-        return items if isinstance(items, str) else _user_items(items)
+        return items if isinstance(items, str) else _content([_chat_part(i) for i in items])
     return _text(getattr(part, "content", None))
-
-
-def _user_items(items: Sequence[object]) -> str | list[Wire]:
-    """A user prompt's items: chat content parts when there is an image among them."""
-    return [_chat_part(i) for i in items] if _has_image(items) else _text(items)
 
 
 def _response_wire(message: ModelResponse) -> Wire:
