@@ -79,11 +79,16 @@ def recall_tool(archive: cf.Archive) -> BaseTool:
 
 
 def tool_specs(tools: Sequence[object]) -> list[Wire]:
-    """OpenAI tool definitions of `tools` (LangChain tools or dicts) for token accounting."""
+    """OpenAI function definitions of `tools` (LangChain tools, plain functions, or dicts)
+    for token accounting; a provider's built-in tools have none."""
     specs: list[Wire] = []
     for tool in tools:
-        if isinstance(tool, BaseTool) or (isinstance(tool, dict) and "function" in tool):
-            specs.append(convert_to_openai_tool(tool))
+        try:
+            spec = convert_to_openai_tool(tool)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # no function LangChain knows: nothing to count
+            continue
+        if spec.get("type") == "function":
+            specs.append(spec)
     return specs
 
 

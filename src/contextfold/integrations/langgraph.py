@@ -15,7 +15,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import contextfold as cf
@@ -44,7 +44,7 @@ class ContextFoldHook(ThreadAccess):
         model: str | None = None,
         *,
         prompt: str | None = None,
-        tools: Sequence[BaseTool | dict[str, Any]] = (),
+        tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] = (),
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
         archive: cf.Archive | None = None,
