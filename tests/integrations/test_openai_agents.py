@@ -124,6 +124,23 @@ def test_a_150_turn_runner_loop_is_never_refused() -> None:
     assert outputs[0]["output"] == source_file("src/module_001.py", FILE_LINES)
 
 
+def test_the_handoff_tools_the_sdk_sends_are_budgeted_for() -> None:
+    about = "Knows one area of the code base in depth and reviews changes to it. " * 25
+    experts = [Agent(name=f"expert_{i}", handoff_description=about) for i in range(4)]
+    window = 4_000
+    fold = ContextFoldFilter(window, "gpt-4o")
+
+    async def go(agent: Agent[Any]) -> object:
+        triage = agent.clone(handoffs=list(experts))
+        result = await Runner.run(triage, TASK, run_config=fold.run_config(), max_turns=50)
+        return result.final_output
+
+    with ChatModelServer(AgentScript(turns=10), window=window) as server:
+        assert run(server, [read_file], go) == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+
+
 def test_without_the_filter_the_same_loop_is_refused() -> None:
     script = AgentScript(turns=10)
     with ChatModelServer(script, window=WINDOW) as server, pytest.raises(BadRequestError):

@@ -11,8 +11,8 @@ Rules:
    or tools) starts the manager again from the whole input; the archive is kept, so
    references shown earlier still recall.
 3. The agent's instructions are the system prompt: the manager counts them (with the
-   agent's function tools) and keeps the user's rules right after them, but they still
-   go out as `instructions`, as the SDK sent them.
+   agent's function tools and the tools its handoffs become) and keeps the user's rules
+   right after them, but they still go out as `instructions`, as the SDK sent them.
 4. `ContextFoldSession` keeps one filter per session next to the session's items (in
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
    run_config=s.run_config())`. Its items are the whole history; only requests shrink.
@@ -36,11 +36,13 @@ try:
     from agents import (
         Agent,
         FunctionTool,
+        Handoff,
         ModelResponse,
         RunConfig,
         RunContextWrapper,
         RunHooks,
         TResponseInputItem,
+        handoff,
     )
     from agents.memory import Session, SessionSettings
     from agents.run_config import CallModelData, ModelInputData
@@ -76,17 +78,19 @@ def recall_tool(archive: cf.Archive) -> FunctionTool:
 
 
 def _tool_specs(agent: Agent[Any]) -> list[dict[str, object]]:
-    """The agent's function tools in the Responses wire shape (what the manager counts)."""
-    return [
-        {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.params_json_schema,
-        }
+    """The agent's function tools and the tools of its handoffs, in the Responses wire shape
+    (what the manager counts)."""
+    tools = [
+        _spec(tool.name, tool.description, tool.params_json_schema)
         for tool in agent.tools
         if isinstance(tool, FunctionTool)
     ]
+    handoffs = [item if isinstance(item, Handoff) else handoff(item) for item in agent.handoffs]
+    return tools + [_spec(h.tool_name, h.tool_description, h.input_json_schema) for h in handoffs]
+
+
+def _spec(name: str, description: str, parameters: dict[str, Any]) -> dict[str, object]:
+    return {"type": "function", "name": name, "description": description, "parameters": parameters}
 
 
 class ContextFoldFilter:
