@@ -156,6 +156,35 @@ def test_a_rewritten_history_starts_a_fresh_manager() -> None:
     assert all(original is not None for _, original in pairs)
 
 
+@pytest.mark.parametrize("budget", [100_000, 3_000, 1_500])
+def test_a_message_that_is_two_chat_messages_comes_back_once_and_in_order(budget: int) -> None:
+    """A HumanMessage holding Anthropic tool_result blocks (what `convert_to_messages` makes
+    of an Anthropic history) is two chat messages: its tool result and its text."""
+    from contextfold.integrations._threads import Threads
+    from contextfold.integrations.langchain import split_view, to_wire
+
+    history: list[Any] = [SystemMessage(SYSTEM), HumanMessage(TASK)]
+    for i in range(8):
+        call_id = f"toolu_{i}"
+        call = {"id": call_id, "name": "read_file", "args": {"path": f"f{i}.py"}}
+        result = {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": source_file(call_id, 20),
+        }
+        history.append(AIMessage("", tool_calls=[call]))
+        history.append(HumanMessage([result, {"type": "text", "text": f"Now file {i + 1}."}]))
+    threads: Threads[Any] = Threads(to_wire)
+    pairs = threads.view("t", history, lambda a: cf.ContextManager(budget, "gpt-4o", archive=a))
+    system, messages = split_view(pairs, history[0])
+    assert system is not None
+    sent = [system, *messages]
+    assert len({id(m) for m in sent}) == len(sent)  # no message goes out twice
+    wires = [wire for message in sent for wire in to_wire(message)]
+    assert cf.validate(wires, format="openai-chat") == []
+    assert cf.count_tokens(wires, "gpt-4o") <= budget
+
+
 def test_the_async_agent_is_compacted_too() -> None:
     import asyncio
 

@@ -49,8 +49,11 @@ __all__ = ["ContextFoldMiddleware", "from_wire", "recall_tool", "to_wire"]
 
 
 def to_wire(message: BaseMessage) -> list[Wire]:
-    """One LangChain message as OpenAI chat dicts (langchain_core's own mapping)."""
-    return list(convert_to_openai_messages([message]))
+    """One LangChain message as OpenAI chat dicts (langchain_core's own mapping); a message
+    holding tool results (Anthropic tool_result blocks) gives them first, as they answer
+    the calls just before it."""
+    wires: list[Wire] = list(convert_to_openai_messages([message]))
+    return sorted(wires, key=lambda wire: wire.get("role") != "tool")
 
 
 def from_wire(wire: Wire) -> BaseMessage:
