@@ -201,8 +201,7 @@ class ContextFold(CustomLogger):
         return list(messages), session_key(kwargs)
 
     def _maker(self, kwargs: Mapping[str, object]) -> Any:
-        tools = kwargs.get("tools")
-        specs = [_plain(t) for t in tools] if isinstance(tools, list) else []
+        specs = [_plain(t) for t in _tools(kwargs)]
 
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
@@ -226,9 +225,8 @@ class ContextFold(CustomLogger):
     def _request(self, kwargs: Mapping[str, object], view: list[Wire]) -> dict[str, Any]:
         self._views.append(view)
         request = {**kwargs, "messages": view}
-        tools = kwargs.get("tools")
         if self.recall:
-            given = list(tools) if isinstance(tools, list) else []
+            given = _tools(kwargs)
             names = {_name(t) for t in given}
             if cf.RECALL_TOOL_NAME not in names:
                 request["tools"] = [*given, self.recall_tool]
@@ -240,6 +238,14 @@ class ContextFold(CustomLogger):
         manager = self._threads.manager(key)
         if isinstance(tokens, int) and tokens > 0 and manager is not None:
             manager.observe_usage(tokens)
+
+
+def _tools(kwargs: Mapping[str, object]) -> list[object]:
+    """The request's tools (any sequence of them, as LiteLLM takes)."""
+    tools = kwargs.get("tools")
+    if isinstance(tools, Sequence) and not isinstance(tools, str | bytes):
+        return list(tools)
+    return []
 
 
 def _name(tool: object) -> object:
