@@ -23,8 +23,10 @@ import contextfold as cf
 from ..servers.chat_model import (
     FINAL,
     AgentScript,
+    Body,
     ChatModelServer,
     Log,
+    Reply,
     rules_everywhere,
     source_file,
 )
@@ -193,6 +195,31 @@ def test_text_files_from_the_user_and_from_tools_are_counted_as_the_text_they_ar
     assert fold.report.compacted
 
 
+def test_the_thinking_a_model_is_sent_back_is_counted() -> None:
+    """A reasoning model (Qwen3, DeepSeek-R1 on vLLM or Ollama) writes <think> text that
+    pydantic-ai keeps as a ThinkingPart and sends back with the response."""
+    agent_script = AgentScript(turns=12)
+    steps = " ".join(f"step {i}: weigh option {i} against the rules" for i in range(250))
+
+    def thinking(body: Body) -> Reply:
+        reply = agent_script(body)
+        return Reply(text=f"<think>\n{steps}\n</think>\n{reply.text}", calls=reply.calls)
+
+    window = 6_000
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    with ChatModelServer(thinking, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [fold.recall_tool()],
+            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
+        )
+    assert result.output.endswith(FINAL)
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+
+
 def test_a_continued_conversation_adds_only_the_new_messages() -> None:
     script = AgentScript(turns=12)
     fold = ContextFoldProcessor(BUDGET, "gpt-4o")
@@ -221,7 +248,7 @@ def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
         ModelRequest(parts=[SystemPromptPart(SYSTEM), UserPromptPart(TASK)]),
         ModelResponse(parts=[TextPart("Reading."), ToolCallPart("read_file", {"path": "a"}, "c1")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "print(1)", "c1")]),
-        ModelResponse(parts=[ThinkingPart("Nothing to say yet.")]),  # the same wire as the next
+        ModelResponse(parts=[ThinkingPart("")]),  # the same wire as the next
         ModelRequest(parts=[UserPromptPart("go on")]),
         ModelResponse(parts=[]),
         ModelRequest(parts=[UserPromptPart("go on")]),

@@ -12,11 +12,12 @@ Rules:
    the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes: each request
    part is one message (system, user, tool; the legacy `RetryPromptPart` naming a tool is
-   that call's tool message), each response one assistant message with its text and tool
-   calls. Images and text files count as the images and text they are sent as (a tool's
-   files go in its tool message, not in the trailing user message pydantic-ai moves them
-   to). Parts without an OpenAI chat form (other files, thinking, native tools) count as
-   their text; they travel only inside messages that come back unchanged.
+   that call's tool message), each response one assistant message with its thinking (in
+   the <think> tags pydantic-ai sends it back in), text and tool calls. Images and text
+   files count as the images and text they are sent as (a tool's files go in its tool
+   message, not in the trailing user message pydantic-ai moves them to). Parts without
+   an OpenAI chat form (other files, native tools) count as their text; they travel only
+   inside messages that come back unchanged.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -50,6 +51,7 @@ try:
         RetryPromptPart,
         SystemPromptPart,
         TextPart,
+        ThinkingPart,
         ToolCallPart,
         ToolReturnPart,
         UserPromptPart,
@@ -169,7 +171,8 @@ def _user_content(part: ModelRequestPart) -> str | list[Wire]:
 
 
 def _response_wire(message: ModelResponse) -> Wire:
-    """A response as one assistant message: its text and its function tool calls."""
+    """A response as one assistant message: its thinking and text, and its function tool
+    calls (pydantic-ai sends thinking back in <think> tags, or a field that counts alike)."""
     texts: list[str] = []
     calls: list[Wire] = []
     for part in message.parts:
@@ -178,6 +181,8 @@ def _response_wire(message: ModelResponse) -> Wire:
             calls.append({"id": part.tool_call_id, "type": "function", "function": function})
         elif isinstance(part, TextPart):
             texts.append(part.content)
+        elif isinstance(part, ThinkingPart) and part.content:
+            texts.append(f"<think>\n{part.content}\n</think>")
     wire: Wire = {"role": "assistant", "content": "\n\n".join(texts) or None}
     if calls:
         wire["tool_calls"] = calls
