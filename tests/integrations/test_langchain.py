@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 import contextfold as cf
 from contextfold.integrations.langchain import ContextFoldMiddleware
+from contextfold.testing import FixedCounter
 
 from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere, source_file
 
@@ -127,6 +128,16 @@ def test_threads_keep_their_own_managers_and_share_the_archive() -> None:
     assert a is not b
     assert a.archive is b.archive is fold.archive
     assert fold.manager() is None
+
+
+def test_the_callers_counter_counts() -> None:
+    counter = FixedCounter(per_message=10, chars_per_token=2)
+    fold = ContextFoldMiddleware(8_192, "gpt-4o", counter=counter)
+    with ChatModelServer(AgentScript(turns=1), window=8_192) as server:
+        run_agent(server, fold)
+    manager = fold.manager()
+    assert manager is not None
+    assert manager.counter.inner is counter
 
 
 def test_bad_settings_fail_when_the_middleware_is_made() -> None:

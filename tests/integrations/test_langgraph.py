@@ -16,6 +16,7 @@ from langgraph.prebuilt import create_react_agent
 
 import contextfold as cf
 from contextfold.integrations.langgraph import ContextFoldHook
+from contextfold.testing import FixedCounter
 
 from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere, source_file
 from .test_langchain import SYSTEM, TASK, chat_model, read_file
@@ -112,3 +113,14 @@ def test_tools_given_as_plain_functions_are_budgeted_for() -> None:
     assert result["messages"][-1].content == FINAL
     assert server.log.refusals == []
     assert max(server.log.tokens) <= window
+
+
+def test_the_callers_counter_counts() -> None:
+    counter = FixedCounter(per_message=10, chars_per_token=2)
+    hook = ContextFoldHook(8_192, "gpt-4o", prompt=SYSTEM, counter=counter)
+    with ChatModelServer(AgentScript(turns=1), window=8_192) as server:
+        agent = create_react_agent(chat_model(server), [read_file], pre_model_hook=hook)
+        agent.invoke({"messages": [{"role": "user", "content": TASK}]})
+    manager = hook.manager()
+    assert manager is not None
+    assert manager.counter.inner is counter

@@ -131,17 +131,19 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         *,
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         recall: bool = True,
         calibrate: bool = True,
         max_threads: int = 1024,
     ) -> None:
         super().__init__()
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self._calibrate = calibrate
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.tools = [recall_tool(self._threads.archive)] if recall else []
@@ -178,6 +180,7 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
                 archive=archive,
                 policy=self.policy,
                 summarizer=self.summarizer,
+                counter=self.counter,
             )
 
         return make

@@ -47,15 +47,17 @@ class ContextFoldHook(ThreadAccess):
         tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] = (),
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         max_threads: int = 1024,
     ) -> None:
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.prompt = prompt
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.recall_tool = recall_tool(self._threads.archive)
         """`contextfold_recall` as a LangChain tool: give it to the agent with your tools."""
@@ -77,6 +79,7 @@ class ContextFoldHook(ThreadAccess):
             archive=archive,
             policy=self.policy,
             summarizer=self.summarizer,
+            counter=self.counter,
         )
 
 

@@ -98,16 +98,18 @@ class ContextFold(CustomLogger):
         *,
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         recall: bool = False,
         max_sessions: int = 1024,
     ) -> None:
         super().__init__()
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self.recall = recall
         self._threads: Threads[object] = Threads(_to_wire, archive=archive, limit=max_sessions)
         self._views: deque[list[Wire]] = deque(maxlen=_RECENT_VIEWS)
@@ -210,6 +212,7 @@ class ContextFold(CustomLogger):
                 tools=[*specs, *([self.recall_tool] if self.recall else [])],
                 policy=self.policy,
                 summarizer=self.summarizer,
+                counter=self.counter,
                 archive=archive,
             )
 
