@@ -16,6 +16,12 @@ Rules:
    once, with its first, when all of them come back unchanged and in a row; otherwise
    none of them maps back, so no item is sent twice or with what was folded out of it.
 4. Conversations are kept in least-recently-used order, at most `limit` of them.
+5. One call at a time feeds and views a conversation's manager: a call holds the
+   conversation's lock from checking that its history continues the conversation to
+   pairing the view, so calls from worker threads (where every conversation of an agent
+   run without a checkpointer has the same key) never see each other's messages. An
+   awaited call never blocks the event loop on that lock: while the conversation is busy
+   it views its history with a manager of its own.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ class _Thread(Generic[T]):
     origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
     """id(neutral message) -> (that message, the item it came from, how many messages
     that item became) (rule 3)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held by the one call feeding and viewing this conversation (rule 5)."""
 
     def continues(self, items: Sequence[T]) -> bool:
         if not self.fed:
@@ -87,15 +95,26 @@ class Threads(Generic[T]):
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
     ) -> list[tuple[Wire, T | None]]:
         """The compacted view of `items`, each wire message with its original item."""
-        thread = self._feed(key, items, make)
-        return self._pair(thread, thread.manager.view())
+        while True:
+            thread = self._thread(key, items, make)
+            with thread.lock:
+                if thread.continues(items):  # still: another call may have fed it (rule 5)
+                    self._feed(thread, items)
+                    return self._pair(thread, thread.manager.view())
 
     async def aview(
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
     ) -> list[tuple[Wire, T | None]]:
         """Awaitable `view` (LLM summarizers are awaited)."""
-        thread = self._feed(key, items, make)
-        return self._pair(thread, await thread.manager.aview())
+        thread = self._thread(key, items, make)
+        if not _claim(thread, items):
+            thread = _Thread(make(self.archive))  # busy: a manager of its own (rule 5)
+            thread.lock.acquire()
+        try:
+            self._feed(thread, items)
+            return self._pair(thread, await thread.manager.aview())
+        finally:
+            thread.lock.release()
 
     def _thread(
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
@@ -110,10 +129,7 @@ class Threads(Generic[T]):
                 self._threads.popitem(last=False)
         return thread
 
-    def _feed(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
-    ) -> _Thread[T]:
-        thread = self._thread(key, items, make)
+    def _feed(self, thread: _Thread[T], items: Sequence[T]) -> None:
         manager = thread.manager
         for item in items[thread.count :]:
             before = len(manager.messages())
@@ -124,7 +140,6 @@ class Threads(Generic[T]):
         if len(items) > thread.count:
             thread.fed = [items[0], items[-1]]
             thread.count = len(items)
-        return thread
 
     @staticmethod
     def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:
@@ -145,6 +160,16 @@ class Threads(Generic[T]):
                 at += 1
         thread.origins = {id(m): o for m, o in zip(messages, found, strict=True) if o is not None}
         return out
+
+
+def _claim(thread: _Thread[T], items: Sequence[T]) -> bool:
+    """Take `thread`'s lock without waiting, if it is free and `items` still continue it."""
+    if not thread.lock.acquire(blocking=False):
+        return False
+    if thread.continues(items):
+        return True
+    thread.lock.release()
+    return False
 
 
 def _origin(thread: _Thread[T], message: cf.Message) -> tuple[cf.Message, T, int] | None:
