@@ -229,6 +229,36 @@ def test_every_call_is_valid_within_budget_and_keeps_the_instructions(
     assert fold.restarts == 0
 
 
+def test_calls_from_threads_with_their_own_event_loops_neither_hang_nor_fail() -> None:
+    """`Runner.run_sync` in worker threads: each thread runs its own event loop."""
+    import threading
+
+    fold = ContextFoldFilter(3_000, "gpt-4o")
+    agent: Agent[Any] = Agent(name="a", instructions=SYSTEM, tools=[read_file])
+    failed: list[BaseException] = []
+    finished: list[str] = []
+
+    def conversation(name: str) -> None:
+        items: list[Any] = [{"role": "user", "content": f"Conversation {name}. {TASK}"}]
+        try:
+            for i in range(20):
+                items += turn(i, 20)
+                sent = asyncio.run(fold(call_data(agent, list(items))))
+                assert cf.validate(sent.input, format="openai-responses") == []
+        except BaseException as exc:
+            failed.append(exc)
+        else:
+            finished.append(name)
+
+    workers = [threading.Thread(target=conversation, args=(n,), daemon=True) for n in "AB"]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert failed == []
+    assert sorted(finished) == ["A", "B"]
+
+
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:
     archive = cf.Archive()
     ref = archive.put("the whole original output")

@@ -292,6 +292,44 @@ def test_a_retry_answering_a_tool_call_stays_that_calls_answer() -> None:
     assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
 
 
+def test_one_agent_run_from_worker_threads_neither_hangs_nor_mixes_conversations() -> None:
+    """A web server's worker threads share one processor, each calling `run_sync` (which
+    runs its own event loop) on an agent with its own client."""
+    import threading
+
+    def script(body: Body) -> Reply:
+        name = "A" if "Conversation A" in str(body["messages"]) else "B"
+        return scripts[name](body)
+
+    scripts = {name: AgentScript(turns=10) for name in "AB"}
+    fold = ContextFoldProcessor(BUDGET, "gpt-4o")
+    failed: list[BaseException] = []
+    with ChatModelServer(script, window=WINDOW) as server:
+
+        def conversation(name: str) -> None:
+            provider = OpenAIProvider(base_url=server.base_url, api_key="test-key")
+            model = OpenAIChatModel("gpt-4o", provider=provider)
+            agent = Agent(
+                model, system_prompt=SYSTEM, capabilities=[fold.capability()], tools=[read_file]
+            )
+            try:
+                agent.run_sync(f"Conversation {name}. {TASK}", usage_limits=NO_LIMIT)
+            except BaseException as exc:
+                failed.append(exc)
+
+        workers = [threading.Thread(target=conversation, args=(n,), daemon=True) for n in "AB"]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+        hung = [worker.name for worker in workers if worker.is_alive()]
+    assert hung == []
+    assert failed == []
+    assert server.log.refusals == []
+    bodies = [str(body["messages"]) for body in server.log.accepted]
+    assert not any("Conversation A" in b and "Conversation B" in b for b in bodies)
+
+
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:
     archive = cf.Archive()
     ref = archive.put("the whole original output")

@@ -24,13 +24,14 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import contextfold as cf
 
 from ._factory import manager_factory
+from ._locks import holding
 
 try:
     from agents import (
@@ -127,7 +128,7 @@ class ContextFoldFilter:
         self._key: tuple[str | None, tuple[str, ...]] | None = None
         self._seen = 0
         self._ends: tuple[object, object] | None = None
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()
         self._new(None, [])  # bad settings fail here, not at the first model call
         self.manager = None
 
@@ -153,7 +154,7 @@ class ContextFoldFilter:
         """Compact the input of one model call (rules 1-3)."""
         instructions = data.model_data.instructions
         items = data.model_data.input
-        async with self._lock:
+        async with holding(self._lock):
             manager = self._manager_for(instructions, _tool_specs(data.agent), items)
             manager.extend(items[self._seen :])
             self._seen = len(items)

@@ -28,14 +28,15 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import json
+import threading
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import contextfold as cf
 
 from ._factory import manager_factory
+from ._locks import holding
 
 try:
     from pydantic_ai import BinaryContent, ImageUrl, TextContent, Tool
@@ -293,7 +294,7 @@ class ContextFoldProcessor:
         self._origins: dict[int, Origin] = {}
         self._sent_view: list[cf.Message] = []
         """The manager's messages behind the view returned last."""
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()
 
     @property
     def report(self) -> cf.Report | None:
@@ -310,7 +311,7 @@ class ContextFoldProcessor:
 
     async def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The history to send: the manager's view of `messages` (rules 1-4)."""
-        async with self._lock:
+        async with holding(self._lock):
             manager = self._manager_for(messages)
             new = messages[len(self._sent) :]
             self._observe(manager, new)
