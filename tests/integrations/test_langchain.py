@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 import contextfold as cf
 from contextfold.integrations.langchain import ContextFoldMiddleware
+from contextfold.testing import FixedCounter
 
 from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere, source_file
 
@@ -129,6 +130,16 @@ def test_threads_keep_their_own_managers_and_share_the_archive() -> None:
     assert fold.manager() is None
 
 
+def test_the_callers_counter_counts() -> None:
+    counter = FixedCounter(per_message=10, chars_per_token=2)
+    fold = ContextFoldMiddleware(8_192, "gpt-4o", counter=counter)
+    with ChatModelServer(AgentScript(turns=1), window=8_192) as server:
+        run_agent(server, fold)
+    manager = fold.manager()
+    assert manager is not None
+    assert manager.counter.inner is counter
+
+
 def test_bad_settings_fail_when_the_middleware_is_made() -> None:
     with pytest.raises(cf.ConfigurationError):
         ContextFoldMiddleware(0)
@@ -154,6 +165,35 @@ def test_a_rewritten_history_starts_a_fresh_manager() -> None:
     assert len(made) == 2
     assert [w["content"] for w, _ in pairs] == ["s", "other"]
     assert all(original is not None for _, original in pairs)
+
+
+@pytest.mark.parametrize("budget", [100_000, 3_000, 1_500])
+def test_a_message_that_is_two_chat_messages_comes_back_once_and_in_order(budget: int) -> None:
+    """A HumanMessage holding Anthropic tool_result blocks (what `convert_to_messages` makes
+    of an Anthropic history) is two chat messages: its tool result and its text."""
+    from contextfold.integrations._threads import Threads
+    from contextfold.integrations.langchain import split_view, to_wire
+
+    history: list[Any] = [SystemMessage(SYSTEM), HumanMessage(TASK)]
+    for i in range(8):
+        call_id = f"toolu_{i}"
+        call = {"id": call_id, "name": "read_file", "args": {"path": f"f{i}.py"}}
+        result = {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": source_file(call_id, 20),
+        }
+        history.append(AIMessage("", tool_calls=[call]))
+        history.append(HumanMessage([result, {"type": "text", "text": f"Now file {i + 1}."}]))
+    threads: Threads[Any] = Threads(to_wire)
+    pairs = threads.view("t", history, lambda a: cf.ContextManager(budget, "gpt-4o", archive=a))
+    system, messages = split_view(pairs, history[0])
+    assert system is not None
+    sent = [system, *messages]
+    assert len({id(m) for m in sent}) == len(sent)  # no message goes out twice
+    wires = [wire for message in sent for wire in to_wire(message)]
+    assert cf.validate(wires, format="openai-chat") == []
+    assert cf.count_tokens(wires, "gpt-4o") <= budget
 
 
 def test_the_async_agent_is_compacted_too() -> None:

@@ -16,8 +16,9 @@ from langgraph.prebuilt import create_react_agent
 
 import contextfold as cf
 from contextfold.integrations.langgraph import ContextFoldHook
+from contextfold.testing import FixedCounter
 
-from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere
+from ..servers.chat_model import FINAL, AgentScript, ChatModelServer, rules_everywhere, source_file
 from .test_langchain import SYSTEM, TASK, chat_model, read_file
 
 # create_react_agent still ships (and is what LangGraph users run) but warns that it moved
@@ -93,3 +94,33 @@ def test_the_async_agent_finds_its_thread() -> None:
     assert script.recalled
     assert hook.report("async") is not None
     assert hook.manager() is None
+
+
+def test_tools_given_as_plain_functions_are_budgeted_for() -> None:
+    """`create_react_agent` takes plain functions as tools; the hook counts their schemas too."""
+
+    def read_file(path: str) -> str:
+        return source_file(path, 40)
+
+    read_file.__doc__ = "Read a file of the repository. " + "Paths are relative to the root. " * 150
+    window = 4_000
+    hook = ContextFoldHook(window, "gpt-4o", prompt=SYSTEM, tools=[read_file])
+    with ChatModelServer(AgentScript(turns=8), window=window) as server:
+        agent = create_react_agent(
+            chat_model(server), [read_file], prompt=SYSTEM, pre_model_hook=hook
+        )
+        result = agent.invoke({"messages": [{"role": "user", "content": TASK}]})
+    assert result["messages"][-1].content == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+
+
+def test_the_callers_counter_counts() -> None:
+    counter = FixedCounter(per_message=10, chars_per_token=2)
+    hook = ContextFoldHook(8_192, "gpt-4o", prompt=SYSTEM, counter=counter)
+    with ChatModelServer(AgentScript(turns=1), window=8_192) as server:
+        agent = create_react_agent(chat_model(server), [read_file], pre_model_hook=hook)
+        agent.invoke({"messages": [{"role": "user", "content": TASK}]})
+    manager = hook.manager()
+    assert manager is not None
+    assert manager.counter.inner is counter

@@ -17,6 +17,7 @@ import litellm
 
 import contextfold as cf
 from contextfold.integrations.litellm import ContextFold, session_key
+from contextfold.testing import FixedCounter
 
 from ..servers.chat_model import (
     FINAL,
@@ -182,3 +183,24 @@ def test_bad_input_is_a_typed_error() -> None:
         ContextFold(-1)
     not_recall = {"id": "c", "type": "function", "function": {"name": "x", "arguments": "{}"}}
     assert fold.answer(not_recall) is None
+
+
+def test_tools_given_as_a_tuple_are_kept_and_counted() -> None:
+    fold = ContextFold(4_000, "gpt-4o", recall=True)
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}]
+    out = fold.compact({"model": "gpt-4o", "messages": messages, "tools": (READ_FILE,)})
+    assert out["tools"] == [READ_FILE, fold.recall_tool]
+    manager = fold.manager(session_key({"messages": messages}))
+    assert manager is not None
+    both = cf.count_tokens({"messages": messages, "tools": out["tools"]}, "gpt-4o")
+    assert manager.tokens() == both
+
+
+def test_the_callers_counter_counts() -> None:
+    counter = FixedCounter(per_message=10, chars_per_token=2)
+    fold = ContextFold(4_000, "gpt-4o", counter=counter)
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}]
+    fold.compact({"model": "gpt-4o", "messages": messages})
+    manager = fold.manager(session_key({"messages": messages}))
+    assert manager is not None
+    assert manager.counter.inner is counter

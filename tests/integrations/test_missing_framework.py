@@ -33,6 +33,11 @@ SCRIPT = textwrap.dedent(
     [
         ("agents", "contextfold.integrations.openai_agents", "contextfold[openai-agents]"),
         ("pydantic_ai", "contextfold.integrations.pydantic_ai", "contextfold[pydantic-ai]"),
+        ("langchain", "contextfold.integrations.langchain", "contextfold[langchain]"),
+        ("langchain_core", "contextfold.integrations.langchain", "contextfold[langchain]"),
+        ("langgraph", "contextfold.integrations.langchain", "contextfold[langchain]"),
+        ("langgraph", "contextfold.integrations.langgraph", "contextfold[langchain]"),
+        ("litellm", "contextfold.integrations.litellm", "contextfold[litellm]"),
     ],
 )
 def test_the_error_names_the_extra(framework: str, module: str, extra: str) -> None:

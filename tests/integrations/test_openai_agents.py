@@ -124,6 +124,23 @@ def test_a_150_turn_runner_loop_is_never_refused() -> None:
     assert outputs[0]["output"] == source_file("src/module_001.py", FILE_LINES)
 
 
+def test_the_handoff_tools_the_sdk_sends_are_budgeted_for() -> None:
+    about = "Knows one area of the code base in depth and reviews changes to it. " * 25
+    experts = [Agent(name=f"expert_{i}", handoff_description=about) for i in range(4)]
+    window = 4_000
+    fold = ContextFoldFilter(window, "gpt-4o")
+
+    async def go(agent: Agent[Any]) -> object:
+        triage = agent.clone(handoffs=list(experts))
+        result = await Runner.run(triage, TASK, run_config=fold.run_config(), max_turns=50)
+        return result.final_output
+
+    with ChatModelServer(AgentScript(turns=10), window=window) as server:
+        assert run(server, [read_file], go) == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+
+
 def test_without_the_filter_the_same_loop_is_refused() -> None:
     script = AgentScript(turns=10)
     with ChatModelServer(script, window=WINDOW) as server, pytest.raises(BadRequestError):
@@ -210,6 +227,36 @@ def test_every_call_is_valid_within_budget_and_keeps_the_instructions(
         report = fold.report
         assert tokens <= budget or (report is not None and not report.fits)  # never silent
     assert fold.restarts == 0
+
+
+def test_calls_from_threads_with_their_own_event_loops_neither_hang_nor_fail() -> None:
+    """`Runner.run_sync` in worker threads: each thread runs its own event loop."""
+    import threading
+
+    fold = ContextFoldFilter(3_000, "gpt-4o")
+    agent: Agent[Any] = Agent(name="a", instructions=SYSTEM, tools=[read_file])
+    failed: list[BaseException] = []
+    finished: list[str] = []
+
+    def conversation(name: str) -> None:
+        items: list[Any] = [{"role": "user", "content": f"Conversation {name}. {TASK}"}]
+        try:
+            for i in range(20):
+                items += turn(i, 20)
+                sent = asyncio.run(fold(call_data(agent, list(items))))
+                assert cf.validate(sent.input, format="openai-responses") == []
+        except BaseException as exc:
+            failed.append(exc)
+        else:
+            finished.append(name)
+
+    workers = [threading.Thread(target=conversation, args=(n,), daemon=True) for n in "AB"]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert failed == []
+    assert sorted(finished) == ["A", "B"]
 
 
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import struct
 import subprocess
 import sys
+import zlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,8 +23,10 @@ import contextfold as cf
 from ..servers.chat_model import (
     FINAL,
     AgentScript,
+    Body,
     ChatModelServer,
     Log,
+    Reply,
     rules_everywhere,
     source_file,
 )
@@ -30,13 +34,15 @@ from ..servers.chat_model import (
 pytest.importorskip("pydantic_ai", reason="the pydantic-ai extra is not installed")
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
-from pydantic_ai import Agent, ModelHTTPError
+from pydantic_ai import Agent, BinaryContent, ModelHTTPError, TextContent
 from pydantic_ai.messages import (
     CompactionPart,
     ModelMessage,
     ModelRequest,
+    ModelRequestPart,
     ModelResponse,
     ModelResponsePart,
+    RetryPromptPart,
     SystemPromptPart,
     TextPart,
     ThinkingPart,
@@ -129,6 +135,91 @@ def test_without_the_processor_the_same_loop_is_refused() -> None:
     assert server.log.refusals[0].code == "context_length_exceeded"
 
 
+def png(width: int, height: int) -> bytes:
+    """The header of a `width` x `height` PNG: all that the image's token count reads."""
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+
+
+def test_images_from_the_user_and_from_tools_are_counted_as_the_model_bills_them() -> None:
+    image = BinaryContent(png(1024, 1024), media_type="image/png")  # 765 tokens (gpt-4o, high)
+
+    def screenshot(path: str) -> BinaryContent:
+        """Take a screenshot of a file."""
+        return image
+
+    window = 4_000
+    script = AgentScript(turns=12, tool="screenshot")
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    prompt: list[str | BinaryContent] = [TASK, image]
+    with ChatModelServer(script, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [screenshot, fold.recall_tool()],
+            lambda agent: agent.run(prompt, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+    assert fold.report is not None
+    assert fold.report.compacted
+
+
+def test_text_files_from_the_user_and_from_tools_are_counted_as_the_text_they_are_sent_as() -> None:
+    def attach(path: str, lines: int) -> BinaryContent:
+        return BinaryContent(source_file(path, lines).encode(), media_type="text/x-python")
+
+    def open_file(path: str) -> BinaryContent:
+        """Open a file of the repository."""
+        return attach(path, 30)  # about 1,000 tokens, inlined in a user message
+
+    window = 4_000
+    script = AgentScript(turns=10, tool="open_file")
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    notes = TextContent(source_file("notes.txt", 15), metadata={"from": "the app"})
+    prompt: list[str | BinaryContent | TextContent] = [TASK, notes, attach("main.py", 15)]
+    with ChatModelServer(script, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [open_file, fold.recall_tool()],
+            lambda agent: agent.run(prompt, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "line 14 of notes.txt")
+    assert fold.report is not None
+    assert fold.report.compacted
+
+
+def test_the_thinking_a_model_is_sent_back_is_counted() -> None:
+    """A reasoning model (Qwen3, DeepSeek-R1 on vLLM or Ollama) writes <think> text that
+    pydantic-ai keeps as a ThinkingPart and sends back with the response."""
+    agent_script = AgentScript(turns=12)
+    steps = " ".join(f"step {i}: weigh option {i} against the rules" for i in range(250))
+
+    def thinking(body: Body) -> Reply:
+        reply = agent_script(body)
+        return Reply(text=f"<think>\n{steps}\n</think>\n{reply.text}", calls=reply.calls)
+
+    window = 6_000
+    fold = ContextFoldProcessor(window - 512, "gpt-4o")
+    with ChatModelServer(thinking, window=window) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [fold.recall_tool()],
+            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
+        )
+    assert result.output.endswith(FINAL)
+    assert server.log.refusals == []
+    assert max(server.log.tokens) <= window
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+
+
 def test_a_continued_conversation_adds_only_the_new_messages() -> None:
     script = AgentScript(turns=12)
     fold = ContextFoldProcessor(BUDGET, "gpt-4o")
@@ -157,7 +248,7 @@ def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
         ModelRequest(parts=[SystemPromptPart(SYSTEM), UserPromptPart(TASK)]),
         ModelResponse(parts=[TextPart("Reading."), ToolCallPart("read_file", {"path": "a"}, "c1")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "print(1)", "c1")]),
-        ModelResponse(parts=[ThinkingPart("Nothing to say yet.")]),  # the same wire as the next
+        ModelResponse(parts=[ThinkingPart("")]),  # the same wire as the next
         ModelRequest(parts=[UserPromptPart("go on")]),
         ModelResponse(parts=[]),
         ModelRequest(parts=[UserPromptPart("go on")]),
@@ -171,6 +262,72 @@ def test_a_history_within_budget_comes_back_as_the_same_objects() -> None:
     assert fold.restarts == 0
     asyncio.run(fold([ModelRequest(parts=[UserPromptPart("Another conversation.")])]))
     assert fold.restarts == 1
+
+
+@pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
+def test_a_retry_answering_a_tool_call_stays_that_calls_answer() -> None:
+    """A history built in code (or handed back through `DeferredToolResults`) may hold the
+    legacy `RetryPromptPart`: pydantic-ai sends one naming a tool as that call's tool message."""
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(TASK)])]
+    for turn in range(12):
+        call = f"c{turn}"
+        history.append(ModelResponse(parts=[ToolCallPart("read_file", {"path": call}, call)]))
+        answer: ModelRequestPart = ToolReturnPart("read_file", source_file(call, 60), call)
+        if turn % 3 == 1:
+            answer = RetryPromptPart("No such file.", tool_name="read_file", tool_call_id=call)
+        history.append(ModelRequest(parts=[answer]))
+    history.append(ModelResponse(parts=[TextPart("Read them all.")]))
+    fold = ContextFoldProcessor(3_000, "gpt-4o")
+    with ChatModelServer(AgentScript(turns=0), window=WINDOW) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [],
+            lambda agent: agent.run("Summarize.", message_history=history),
+        )
+    assert result.output == FINAL
+    assert server.log.refusals == []
+    assert fold.report is not None
+    assert fold.report.compacted
+    assert rules_everywhere(server.log, "Never push to main", "2027-03-14")
+
+
+def test_one_agent_run_from_worker_threads_neither_hangs_nor_mixes_conversations() -> None:
+    """A web server's worker threads share one processor, each calling `run_sync` (which
+    runs its own event loop) on an agent with its own client."""
+    import threading
+
+    def script(body: Body) -> Reply:
+        name = "A" if "Conversation A" in str(body["messages"]) else "B"
+        return scripts[name](body)
+
+    scripts = {name: AgentScript(turns=10) for name in "AB"}
+    fold = ContextFoldProcessor(BUDGET, "gpt-4o")
+    failed: list[BaseException] = []
+    with ChatModelServer(script, window=WINDOW) as server:
+
+        def conversation(name: str) -> None:
+            provider = OpenAIProvider(base_url=server.base_url, api_key="test-key")
+            model = OpenAIChatModel("gpt-4o", provider=provider)
+            agent = Agent(
+                model, system_prompt=SYSTEM, capabilities=[fold.capability()], tools=[read_file]
+            )
+            try:
+                agent.run_sync(f"Conversation {name}. {TASK}", usage_limits=NO_LIMIT)
+            except BaseException as exc:
+                failed.append(exc)
+
+        workers = [threading.Thread(target=conversation, args=(n,), daemon=True) for n in "AB"]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+        hung = [worker.name for worker in workers if worker.is_alive()]
+    assert hung == []
+    assert failed == []
+    assert server.log.refusals == []
+    bodies = [str(body["messages"]) for body in server.log.accepted]
+    assert not any("Conversation A" in b and "Conversation B" in b for b in bodies)
 
 
 def test_the_recall_tool_answers_and_explains_bad_calls() -> None:

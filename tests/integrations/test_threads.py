@@ -79,3 +79,74 @@ def test_only_new_messages_are_converted_and_the_view_stays_valid(
             if original is not None:  # a kept message maps back to the very item given
                 assert any(original is item for item in history)
                 assert wire == original
+
+
+def test_conversations_viewed_at_once_from_two_threads_never_mix() -> None:
+    """A web server runs agents in worker threads; without a checkpointer every conversation
+    has the same key (None). Each caller must get the view of its own history only."""
+    import threading
+    import time
+
+    def to_wire(message: Message) -> list[dict[str, object]]:
+        time.sleep(0.0001)  # a framework's conversion, letting the other thread run
+        return [message]
+
+    threads: Threads[Message] = Threads(to_wire)
+    wrong: list[tuple[str, int]] = []
+
+    def talk(name: str) -> None:
+        history: list[Message] = [
+            {"role": "system", "content": "Be careful."},
+            {"role": "user", "content": f"Conversation {name}."},
+        ]
+        for turn in range(25):
+            reply = {"role": "assistant", "content": f"{name}: step {turn} done."}
+            history = [*history, reply, {"role": "user", "content": f"{name}: go on."}]
+            pairs = threads.view(None, history, lambda a: cf.ContextManager(100_000, archive=a))
+            if [wire for wire, _ in pairs] != history:
+                wrong.append((name, turn))
+
+    workers = [threading.Thread(target=talk, args=(name,)) for name in "AB"]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert wrong == []
+
+
+def test_an_awaited_view_never_waits_for_a_busy_conversation() -> None:
+    """A view awaited while another call feeds the same conversation in a worker thread
+    does not block the event loop on that call: it views its own history by itself."""
+    import asyncio
+    import threading
+    import time
+
+    entered, release = threading.Event(), threading.Event()
+
+    def to_wire(message: Message) -> list[dict[str, object]]:
+        if message.get("content") == "slow":
+            entered.set()
+            release.wait(10)
+        return [message]
+
+    def make(archive: cf.Archive) -> cf.ContextManager:
+        return cf.ContextManager(100_000, archive=archive)
+
+    threads: Threads[Message] = Threads(to_wire)
+    opening: list[Message] = [
+        {"role": "system", "content": "Be careful."},
+        {"role": "user", "content": "Never push to main."},
+    ]
+    threads.view(None, opening, make)
+    slow = [*opening, {"role": "assistant", "content": "slow"}]
+    worker = threading.Thread(target=threads.view, args=(None, slow, make))
+    worker.start()
+    assert entered.wait(10)
+    fast = [*opening, {"role": "assistant", "content": "fast"}]
+    started = time.monotonic()
+    pairs = asyncio.run(threads.aview(None, fast, make))
+    waited = time.monotonic() - started
+    release.set()
+    worker.join()
+    assert [wire for wire, _ in pairs] == fast
+    assert waited < 5

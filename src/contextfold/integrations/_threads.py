@@ -12,8 +12,16 @@ Rules:
 3. The view comes back paired with the original items: a message the manager kept
    unchanged maps to the framework's own object (ids, metadata and provider blocks
    intact); compaction artifacts (markers, summaries, the card) map to None and the
-   caller converts their wire form.
+   caller converts their wire form. An item that became several messages maps back
+   once, with its first, when all of them come back unchanged and in a row; otherwise
+   none of them maps back, so no item is sent twice or with what was folded out of it.
 4. Conversations are kept in least-recently-used order, at most `limit` of them.
+5. One call at a time feeds and views a conversation's manager: a call holds the
+   conversation's lock from checking that its history continues the conversation to
+   pairing the view, so calls from worker threads (where every conversation of an agent
+   run without a checkpointer has the same key) never see each other's messages. An
+   awaited call never blocks the event loop on that lock: while the conversation is busy
+   it views its history with a manager of its own.
 """
 
 from __future__ import annotations
@@ -42,8 +50,11 @@ class _Thread(Generic[T]):
     fed: list[T] = field(default_factory=list)
     """The first and the last item fed (rule 2), empty before the first feed."""
     count: int = 0
-    origins: dict[int, tuple[cf.Message, T]] = field(default_factory=dict)
-    """id(neutral message) -> (that message, the item it came from) (rule 3)."""
+    origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
+    """id(neutral message) -> (that message, the item it came from, how many messages
+    that item became) (rule 3)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held by the one call feeding and viewing this conversation (rule 5)."""
 
     def continues(self, items: Sequence[T]) -> bool:
         if not self.fed:
@@ -84,15 +95,26 @@ class Threads(Generic[T]):
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
     ) -> list[tuple[Wire, T | None]]:
         """The compacted view of `items`, each wire message with its original item."""
-        thread = self._feed(key, items, make)
-        return self._pair(thread, thread.manager.view())
+        while True:
+            thread = self._thread(key, items, make)
+            with thread.lock:
+                if thread.continues(items):  # still: another call may have fed it (rule 5)
+                    self._feed(thread, items)
+                    return self._pair(thread, thread.manager.view())
 
     async def aview(
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
     ) -> list[tuple[Wire, T | None]]:
         """Awaitable `view` (LLM summarizers are awaited)."""
-        thread = self._feed(key, items, make)
-        return self._pair(thread, await thread.manager.aview())
+        thread = self._thread(key, items, make)
+        if not _claim(thread, items):
+            thread = _Thread(make(self.archive))  # busy: a manager of its own (rule 5)
+            thread.lock.acquire()
+        try:
+            self._feed(thread, items)
+            return self._pair(thread, await thread.manager.aview())
+        finally:
+            thread.lock.release()
 
     def _thread(
         self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
@@ -107,38 +129,58 @@ class Threads(Generic[T]):
                 self._threads.popitem(last=False)
         return thread
 
-    def _feed(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
-    ) -> _Thread[T]:
-        thread = self._thread(key, items, make)
+    def _feed(self, thread: _Thread[T], items: Sequence[T]) -> None:
         manager = thread.manager
         for item in items[thread.count :]:
             before = len(manager.messages())
             manager.extend(self._to_wire(item))
-            for message in manager.messages()[before:]:
-                thread.origins[id(message)] = (message, item)
+            made = manager.messages()[before:]
+            for message in made:
+                thread.origins[id(message)] = (message, item, len(made))
         if len(items) > thread.count:
             thread.fed = [items[0], items[-1]]
             thread.count = len(items)
-        return thread
 
     @staticmethod
     def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:
         messages = thread.manager.messages()
         if len(messages) != len(wires):  # pragma: no cover - openai-chat renders 1:1
             raise cf.ConfigurationError("integrations work in the openai-chat format only")
-        kept: dict[int, tuple[cf.Message, T]] = {}
+        found = [_origin(thread, message) for message in messages]
         out: list[tuple[Wire, T | None]] = []
-        for message, wire in zip(messages, wires, strict=True):
+        at = 0
+        while at < len(messages):
+            wire, origin = wires[at], found[at]
             assert isinstance(wire, dict)
-            origin = thread.origins.get(id(message))
-            if origin is not None and origin[0] is message:
-                kept[id(message)] = origin
-                out.append((wire, origin[1]))
+            if origin is not None and _whole(found[at : at + origin[2]], origin):
+                out.append((wire, origin[1]))  # the whole item, once (rule 3)
+                at += origin[2]
             else:
                 out.append((wire, None))
-        thread.origins = kept
+                at += 1
+        thread.origins = {id(m): o for m, o in zip(messages, found, strict=True) if o is not None}
         return out
+
+
+def _claim(thread: _Thread[T], items: Sequence[T]) -> bool:
+    """Take `thread`'s lock without waiting, if it is free and `items` still continue it."""
+    if not thread.lock.acquire(blocking=False):
+        return False
+    if thread.continues(items):
+        return True
+    thread.lock.release()
+    return False
+
+
+def _origin(thread: _Thread[T], message: cf.Message) -> tuple[cf.Message, T, int] | None:
+    """Where a message the manager holds came from, if it is the one fed (not a rewrite)."""
+    origin = thread.origins.get(id(message))
+    return origin if origin is not None and origin[0] is message else None
+
+
+def _whole(run: list[tuple[cf.Message, T, int] | None], first: tuple[cf.Message, T, int]) -> bool:
+    """Whether `run` is every message `first`'s item became, each unchanged."""
+    return len(run) == first[2] and all(o is not None and o[1] is first[1] for o in run)
 
 
 class ThreadAccess:

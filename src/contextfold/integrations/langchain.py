@@ -22,20 +22,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, cast
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    SystemMessage,
-    convert_to_messages,
-    convert_to_openai_messages,
-)
-from langchain_core.tools import BaseTool, StructuredTool, ToolException
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from langgraph.runtime import Runtime
-
 import contextfold as cf
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+    from langchain_core.messages import (
+        AIMessage,
+        AnyMessage,
+        BaseMessage,
+        SystemMessage,
+        convert_to_messages,
+        convert_to_openai_messages,
+    )
+    from langchain_core.tools import BaseTool, StructuredTool, ToolException
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from langgraph.runtime import Runtime
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.langchain needs LangChain and LangGraph: "
+        "pip install 'contextfold[langchain]'"
+    ) from exc
 
 from ._threads import ThreadAccess, Threads, Wire
 
@@ -43,8 +49,11 @@ __all__ = ["ContextFoldMiddleware", "from_wire", "recall_tool", "to_wire"]
 
 
 def to_wire(message: BaseMessage) -> list[Wire]:
-    """One LangChain message as OpenAI chat dicts (langchain_core's own mapping)."""
-    return list(convert_to_openai_messages([message]))
+    """One LangChain message as OpenAI chat dicts (langchain_core's own mapping); a message
+    holding tool results (Anthropic tool_result blocks) gives them first, as they answer
+    the calls just before it."""
+    wires: list[Wire] = list(convert_to_openai_messages([message]))
+    return sorted(wires, key=lambda wire: wire.get("role") != "tool")
 
 
 def from_wire(wire: Wire) -> BaseMessage:
@@ -73,11 +82,16 @@ def recall_tool(archive: cf.Archive) -> BaseTool:
 
 
 def tool_specs(tools: Sequence[object]) -> list[Wire]:
-    """OpenAI tool definitions of `tools` (LangChain tools or dicts) for token accounting."""
+    """OpenAI function definitions of `tools` (LangChain tools, plain functions, or dicts)
+    for token accounting; a provider's built-in tools have none."""
     specs: list[Wire] = []
     for tool in tools:
-        if isinstance(tool, BaseTool) or (isinstance(tool, dict) and "function" in tool):
-            specs.append(convert_to_openai_tool(tool))
+        try:
+            spec = convert_to_openai_tool(tool)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # no function LangChain knows: nothing to count
+            continue
+        if spec.get("type") == "function":
+            specs.append(spec)
     return specs
 
 
@@ -117,17 +131,19 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         *,
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         recall: bool = True,
         calibrate: bool = True,
         max_threads: int = 1024,
     ) -> None:
         super().__init__()
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self._calibrate = calibrate
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.tools = [recall_tool(self._threads.archive)] if recall else []
@@ -164,6 +180,7 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
                 archive=archive,
                 policy=self.policy,
                 summarizer=self.summarizer,
+                counter=self.counter,
             )
 
         return make

@@ -15,17 +15,22 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
-
-from langchain_core.messages import BaseMessage, SystemMessage
-from langchain_core.tools import BaseTool
-from langgraph.config import get_config
 
 import contextfold as cf
 
 from ._threads import ThreadAccess, Threads
 from .langchain import from_wire, recall_tool, to_wire, tool_specs
+
+try:
+    from langchain_core.messages import BaseMessage, SystemMessage
+    from langchain_core.tools import BaseTool
+    from langgraph.config import get_config
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.langgraph needs LangGraph: pip install 'contextfold[langchain]'"
+    ) from exc
 
 __all__ = ["ContextFoldHook"]
 
@@ -39,18 +44,20 @@ class ContextFoldHook(ThreadAccess):
         model: str | None = None,
         *,
         prompt: str | None = None,
-        tools: Sequence[BaseTool | dict[str, Any]] = (),
+        tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] = (),
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         max_threads: int = 1024,
     ) -> None:
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.prompt = prompt
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.recall_tool = recall_tool(self._threads.archive)
         """`contextfold_recall` as a LangChain tool: give it to the agent with your tools."""
@@ -72,6 +79,7 @@ class ContextFoldHook(ThreadAccess):
             archive=archive,
             policy=self.policy,
             summarizer=self.summarizer,
+            counter=self.counter,
         )
 
 

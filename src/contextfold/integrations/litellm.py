@@ -30,10 +30,15 @@ from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-import litellm
-from litellm.integrations.custom_logger import CustomLogger
-
 import contextfold as cf
+
+try:
+    import litellm
+    from litellm.integrations.custom_logger import CustomLogger
+except ImportError as exc:  # pragma: no cover - exercised without the extra only
+    raise ImportError(
+        "contextfold.integrations.litellm needs LiteLLM: pip install 'contextfold[litellm]'"
+    ) from exc
 
 from ._threads import Threads, Wire
 
@@ -93,16 +98,18 @@ class ContextFold(CustomLogger):
         *,
         policy: cf.Policy | None = None,
         summarizer: cf.Summarizer | None = None,
+        counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
         recall: bool = False,
         max_sessions: int = 1024,
     ) -> None:
         super().__init__()
-        cf.ContextManager(budget, model, policy=policy)  # fail early on bad settings
+        cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
         self.budget = budget
         self.model = model
         self.policy = policy
         self.summarizer = summarizer
+        self.counter = counter
         self.recall = recall
         self._threads: Threads[object] = Threads(_to_wire, archive=archive, limit=max_sessions)
         self._views: deque[list[Wire]] = deque(maxlen=_RECENT_VIEWS)
@@ -196,8 +203,7 @@ class ContextFold(CustomLogger):
         return list(messages), session_key(kwargs)
 
     def _maker(self, kwargs: Mapping[str, object]) -> Any:
-        tools = kwargs.get("tools")
-        specs = [_plain(t) for t in tools] if isinstance(tools, list) else []
+        specs = [_plain(t) for t in _tools(kwargs)]
 
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
@@ -206,6 +212,7 @@ class ContextFold(CustomLogger):
                 tools=[*specs, *([self.recall_tool] if self.recall else [])],
                 policy=self.policy,
                 summarizer=self.summarizer,
+                counter=self.counter,
                 archive=archive,
             )
 
@@ -221,9 +228,8 @@ class ContextFold(CustomLogger):
     def _request(self, kwargs: Mapping[str, object], view: list[Wire]) -> dict[str, Any]:
         self._views.append(view)
         request = {**kwargs, "messages": view}
-        tools = kwargs.get("tools")
         if self.recall:
-            given = list(tools) if isinstance(tools, list) else []
+            given = _tools(kwargs)
             names = {_name(t) for t in given}
             if cf.RECALL_TOOL_NAME not in names:
                 request["tools"] = [*given, self.recall_tool]
@@ -235,6 +241,14 @@ class ContextFold(CustomLogger):
         manager = self._threads.manager(key)
         if isinstance(tokens, int) and tokens > 0 and manager is not None:
             manager.observe_usage(tokens)
+
+
+def _tools(kwargs: Mapping[str, object]) -> list[object]:
+    """The request's tools (any sequence of them, as LiteLLM takes)."""
+    tools = kwargs.get("tools")
+    if isinstance(tools, Sequence) and not isinstance(tools, str | bytes):
+        return list(tools)
+    return []
 
 
 def _name(tool: object) -> object:

@@ -11,8 +11,8 @@ Rules:
    or tools) starts the manager again from the whole input; the archive is kept, so
    references shown earlier still recall.
 3. The agent's instructions are the system prompt: the manager counts them (with the
-   agent's function tools) and keeps the user's rules right after them, but they still
-   go out as `instructions`, as the SDK sent them.
+   agent's function tools and the tools its handoffs become) and keeps the user's rules
+   right after them, but they still go out as `instructions`, as the SDK sent them.
 4. `ContextFoldSession` keeps one filter per session next to the session's items (in
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
    run_config=s.run_config())`. Its items are the whole history; only requests shrink.
@@ -24,23 +24,26 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import contextfold as cf
 
 from ._factory import manager_factory
+from ._locks import holding
 
 try:
     from agents import (
         Agent,
         FunctionTool,
+        Handoff,
         ModelResponse,
         RunConfig,
         RunContextWrapper,
         RunHooks,
         TResponseInputItem,
+        handoff,
     )
     from agents.memory import Session, SessionSettings
     from agents.run_config import CallModelData, ModelInputData
@@ -76,17 +79,19 @@ def recall_tool(archive: cf.Archive) -> FunctionTool:
 
 
 def _tool_specs(agent: Agent[Any]) -> list[dict[str, object]]:
-    """The agent's function tools in the Responses wire shape (what the manager counts)."""
-    return [
-        {
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.params_json_schema,
-        }
+    """The agent's function tools and the tools of its handoffs, in the Responses wire shape
+    (what the manager counts)."""
+    tools = [
+        _spec(tool.name, tool.description, tool.params_json_schema)
         for tool in agent.tools
         if isinstance(tool, FunctionTool)
     ]
+    handoffs = [item if isinstance(item, Handoff) else handoff(item) for item in agent.handoffs]
+    return tools + [_spec(h.tool_name, h.tool_description, h.input_json_schema) for h in handoffs]
+
+
+def _spec(name: str, description: str, parameters: dict[str, Any]) -> dict[str, object]:
+    return {"type": "function", "name": name, "description": description, "parameters": parameters}
 
 
 class ContextFoldFilter:
@@ -123,7 +128,7 @@ class ContextFoldFilter:
         self._key: tuple[str | None, tuple[str, ...]] | None = None
         self._seen = 0
         self._ends: tuple[object, object] | None = None
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()
         self._new(None, [])  # bad settings fail here, not at the first model call
         self.manager = None
 
@@ -149,7 +154,7 @@ class ContextFoldFilter:
         """Compact the input of one model call (rules 1-3)."""
         instructions = data.model_data.instructions
         items = data.model_data.input
-        async with self._lock:
+        async with holding(self._lock):
             manager = self._manager_for(instructions, _tool_specs(data.agent), items)
             manager.extend(items[self._seen :])
             self._seen = len(items)

@@ -11,9 +11,13 @@ Rules:
    (another conversation, an edited one) starts the manager again from the whole history;
    the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes: each request
-   part is one message (system, user, tool), each response one assistant message with its
-   text and tool calls. Parts without an OpenAI chat form (files, thinking, native tools)
-   count as their text; they travel only inside messages that come back unchanged.
+   part is one message (system, user, tool; the legacy `RetryPromptPart` naming a tool is
+   that call's tool message), each response one assistant message with its thinking (in
+   the <think> tags pydantic-ai sends it back in), text and tool calls. Images and text
+   files count as the images and text they are sent as (a tool's files go in its tool
+   message, not in the trailing user message pydantic-ai moves them to). Parts without
+   an OpenAI chat form (other files, native tools) count as their text; they travel only
+   inside messages that come back unchanged.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -24,17 +28,18 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import json
+import threading
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import contextfold as cf
 
 from ._factory import manager_factory
+from ._locks import holding
 
 try:
-    from pydantic_ai import Tool
+    from pydantic_ai import BinaryContent, ImageUrl, TextContent, Tool
     from pydantic_ai.capabilities import ProcessHistory
     from pydantic_ai.messages import (
         CompactionPart,
@@ -43,8 +48,11 @@ try:
         ModelRequestPart,
         ModelResponse,
         ModelResponsePart,
+        RetryFeedbackPart,
+        RetryPromptPart,
         SystemPromptPart,
         TextPart,
+        ThinkingPart,
         ToolCallPart,
         ToolReturnPart,
         UserPromptPart,
@@ -90,8 +98,51 @@ def _text(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, Sequence):
-        return "\n".join(v if isinstance(v, str) else type(v).__name__ for v in value)
+        return "\n".join(_item_text(v) for v in value)
     return "" if value is None else json.dumps(value, default=str)
+
+
+def _item_text(item: object) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):  # a chat content part of a compaction artifact
+        return str(item.get("text", item.get("type", "")))
+    return type(item).__name__
+
+
+def _text_like(media_type: str) -> bool:
+    """Whether pydantic-ai inlines a file of this type as text (its own test, by media type)."""
+    bare = media_type.split(";", 1)[0].strip()
+    return bare.startswith("text/") or bare.endswith(_TEXT_SUFFIXES) or bare in _TEXT_TYPES
+
+
+_TEXT_SUFFIXES = ("/json", "+json", "/xml", "+xml")
+_TEXT_TYPES = frozenset({"application/x-yaml", "application/yaml", "application/toml"})
+
+
+def _chat_part(item: object) -> Wire:
+    """One user content item as the chat content part it is sent as: text, an image, or
+    (other files) its type's name."""
+    if isinstance(item, TextContent):
+        return {"type": "text", "text": item.content}
+    if isinstance(item, BinaryContent) and _text_like(item.media_type):
+        return {"type": "text", "text": item.data.decode("utf-8", errors="replace")}
+    url = item.url if isinstance(item, ImageUrl) else None
+    if isinstance(item, BinaryContent) and item.is_image:
+        url = item.data_uri
+    if url is None or not isinstance(item, ImageUrl | BinaryContent):
+        return {"type": "text", "text": _item_text(item)}
+    image: Wire = {"url": url}
+    if item.vendor_metadata and "detail" in item.vendor_metadata:
+        image["detail"] = item.vendor_metadata["detail"]
+    return {"type": "image_url", "image_url": image}
+
+
+def _content(parts: list[Wire]) -> str | list[Wire]:
+    """Chat content parts, as one text unless there is an image among them."""
+    if any(p["type"] == "image_url" for p in parts):
+        return parts
+    return "\n".join(str(p["text"]) for p in parts)
 
 
 def _request_wire(part: ModelRequestPart) -> Wire:
@@ -99,15 +150,30 @@ def _request_wire(part: ModelRequestPart) -> Wire:
     if isinstance(part, SystemPromptPart):
         return {"role": "system", "content": part.content}
     if isinstance(part, ToolReturnPart):
-        content = part.model_response_str()
-        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": content}
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
+    if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": part.model_response()}
+    return {"role": "user", "content": _user_content(part)}
+
+
+def _tool_content(part: ToolReturnPart) -> str | list[Wire]:
+    """A tool result's text, with the files pydantic-ai sends after the tool results."""
+    text, files = part.model_response_str_and_user_content()
+    return _content([{"type": "text", "text": text}, *map(_chat_part, files)]) if files else text
+
+
+def _user_content(part: ModelRequestPart) -> str | list[Wire]:
+    if isinstance(part, RetryPromptPart | RetryFeedbackPart):
+        return part.model_response()
     if isinstance(part, UserPromptPart):
-        return {"role": "user", "content": _text(part.content)}
-    return {"role": "user", "content": _text(getattr(part, "content", None))}
+        items = part.content
+        return items if isinstance(items, str) else _content([_chat_part(i) for i in items])
+    return _text(getattr(part, "content", None))
 
 
 def _response_wire(message: ModelResponse) -> Wire:
-    """A response as one assistant message: its text and its function tool calls."""
+    """A response as one assistant message: its thinking and text, and its function tool
+    calls (pydantic-ai sends thinking back in <think> tags, or a field that counts alike)."""
     texts: list[str] = []
     calls: list[Wire] = []
     for part in message.parts:
@@ -116,6 +182,8 @@ def _response_wire(message: ModelResponse) -> Wire:
             calls.append({"id": part.tool_call_id, "type": "function", "function": function})
         elif isinstance(part, TextPart):
             texts.append(part.content)
+        elif isinstance(part, ThinkingPart) and part.content:
+            texts.append(f"<think>\n{part.content}\n</think>")
     wire: Wire = {"role": "assistant", "content": "\n\n".join(texts) or None}
     if calls:
         wire["tool_calls"] = calls
@@ -226,7 +294,7 @@ class ContextFoldProcessor:
         self._origins: dict[int, Origin] = {}
         self._sent_view: list[cf.Message] = []
         """The manager's messages behind the view returned last."""
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()
 
     @property
     def report(self) -> cf.Report | None:
@@ -243,7 +311,7 @@ class ContextFoldProcessor:
 
     async def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The history to send: the manager's view of `messages` (rules 1-4)."""
-        async with self._lock:
+        async with holding(self._lock):
             manager = self._manager_for(messages)
             new = messages[len(self._sent) :]
             self._observe(manager, new)
