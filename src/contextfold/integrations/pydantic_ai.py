@@ -48,7 +48,6 @@ try:
         ModelRequestPart,
         ModelResponse,
         ModelResponsePart,
-        RetryFeedbackPart,
         RetryPromptPart,
         SystemPromptPart,
         TextPart,
@@ -59,9 +58,13 @@ try:
     )
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
     raise ImportError(
-        "contextfold.integrations.pydantic_ai needs pydantic-ai: "
-        "pip install 'contextfold[pydantic-ai]'"
+        "contextfold.integrations.pydantic_ai needs pydantic-ai 1.87 or later: "
+        "pip install -U 'contextfold[pydantic-ai]'"
     ) from exc
+try:  # pydantic-ai releases since late 2026 split feedback that answers no call off retries
+    from pydantic_ai.messages import RetryFeedbackPart
+except ImportError:  # pragma: no cover - older releases have only RetryPromptPart
+    RetryFeedbackPart = RetryPromptPart  # type: ignore[misc,assignment]
 
 __all__ = ["ContextFoldProcessor", "recall_tool"]
 
