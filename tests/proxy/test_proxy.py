@@ -177,3 +177,23 @@ def test_streams_are_relayed_as_they_arrive(
 
 def _chat_args(items: list[object]) -> dict[str, object]:
     return {"model": "gpt-4o", "messages": items, "tools": agents.TOOLS_CHAT, "max_tokens": 512}
+
+
+def test_a_request_the_session_refuses_midway_leaves_no_trace_in_it(
+    upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    with openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0) as client:
+        run = agents.chat(client, 4)
+    assert running.proxy.metrics.compactions._value.get() > 0  # the view is what goes up
+    function = {"name": "read_file", "arguments": '{"path": "x.py"}'}
+    calls = [{"id": "call_x", "type": "function", "function": function}]
+    call = {"role": "assistant", "tool_calls": calls}
+    bad = [*run.items, call, {"role": "narrator", "content": "?"}]  # read up to the bad role
+    httpx.post(f"{running.url}/v1/chat/completions", json=_chat_args(bad))
+    good = [*run.items, call, {"role": "tool", "tool_call_id": "call_x", "content": "x = 1"}]
+    answer = httpx.post(f"{running.url}/v1/chat/completions", json=_chat_args(good))
+    assert answer.status_code == 200, answer.text
+    sent = upstream.seen[-1].body["messages"]
+    assert [m.get("tool_call_id") for m in sent].count("call_x") == 1
+    assert [m for m in sent if m.get("tool_calls") == calls] == [call]

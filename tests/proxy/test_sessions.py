@@ -121,3 +121,14 @@ def test_idle_sessions_expire(tmp_path: Path) -> None:
     time.sleep(0.3)
     later = _turn(sessions, items + _exchange(1, 5))
     assert later.live.meta.sid != first.live.meta.sid
+
+
+def test_items_refused_midway_leave_the_session_as_last_saved(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = START + _exchange(0, 5)
+    _turn(sessions, items)
+    call, result = _exchange(1, 5)
+    with pytest.raises(cf.InvalidConversation):  # the call goes in, then the role fails
+        _turn(sessions, [*items, call, {"role": "narrator", "content": "?"}])
+    again = _turn(sessions, [*items, call, result])
+    assert again.view == [*items, call, result]

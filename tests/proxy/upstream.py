@@ -87,7 +87,7 @@ class Upstream:
             return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
         problems = cf.validate(body, fmt)
-        tokens = cf.count_tokens(body, model, format=fmt)
+        tokens = 0 if problems else cf.count_tokens(body, model, format=fmt)
         window = self.windows.get(model, 128_000)
         limit = window - replies.max_output(body, fmt)
         items = body.get("input" if fmt == "openai-responses" else "messages")

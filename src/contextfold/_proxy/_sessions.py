@@ -23,6 +23,10 @@ Rules:
    when the root cannot have changed (same endpoint format, model and system prompt, at
    least two items held) and the store still has the version in memory; otherwise
    rules 1-2 decide.
+6. A continuing request that fails while its items go in (an item the manager refuses
+   after it took the ones before) leaves the session's manager holding part of it: the
+   session is dropped from memory, so the next request reads it back from the store as
+   the last saved turn left it.
 """
 
 from __future__ import annotations
@@ -140,10 +144,7 @@ class Sessions:
             )
         new = list(items[meta.length :])
         _anchors(live, items)
-        live.manager.budget = budget
-        live.manager.extend(new)
-        record = {"items": new, "budget": budget}
-        return self._take(live, len(items), digest(items[-1]), record)
+        return self._add(live, new, budget, len(items), digest(items[-1]))
 
     def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
         """The live session `raw` continues, read past its prefix (rule 5), if any."""
@@ -179,10 +180,8 @@ class Sessions:
         for offset, item in enumerate(new):
             if _is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
-        live.manager.budget = budget
-        live.manager.extend(new)
         last = digest(new[-1]) if new else live.meta.last
-        return self._take(live, held + len(new), last, {"items": new, "budget": budget})
+        return self._add(live, new, budget, held + len(new), last)
 
     def remember(
         self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
@@ -279,6 +278,19 @@ class Sessions:
             archive=archive,
             policy=self.policy,
         )
+
+    def _add(self, live: Live, new: list[object], budget: int, length: int, last: str) -> Turn:
+        """Add a continuing request's new items and take the turn; on failure the session
+        leaves memory (rule 6)."""
+        try:
+            live.manager.budget = budget
+            live.manager.extend(new)
+            return self._take(live, length, last, {"items": new, "budget": budget})
+        except Exception:
+            if self._live.get(live.meta.sid) is live:
+                del self._live[live.meta.sid]
+                self.prefixes.drop(live.meta.sid)
+            raise
 
     def _take(self, live: Live, length: int, last: str, record: dict[str, object] | None) -> Turn:
         """Take the view and save the turn (rule 4): the session now holds `length`
