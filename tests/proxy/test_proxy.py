@@ -12,6 +12,8 @@ import time
 import httpx
 import openai
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import contextfold as cf
 
@@ -48,6 +50,35 @@ def test_count_tokens_is_answered_here(upstream: Upstream, make_proxy: ProxyFact
     expected = cf.count_tokens(body, "claude-sonnet-4-6", format="anthropic")
     assert answer.json() == {"input_tokens": expected}
     assert upstream.seen == []
+
+
+_NUMBERS = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+_JSON = st.recursive(
+    st.none() | st.booleans() | _NUMBERS | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+_BODIES = st.fixed_dictionaries(
+    {"messages": _JSON | st.lists(st.fixed_dictionaries({"role": _JSON, "content": _JSON}))},
+    optional={"model": _JSON | st.just("claude-sonnet-4-6"), "system": _JSON, "tools": _JSON},
+)
+
+
+def test_count_tokens_answers_any_body_with_a_count_or_a_400(make_proxy: ProxyFactory) -> None:
+    running = make_proxy()
+
+    @settings(max_examples=60, deadline=None)
+    @given(body=_BODIES)
+    @example(body={"model": 5, "messages": []})
+    def check(body: dict[str, object]) -> None:
+        answer = httpx.post(f"{running.url}/v1/messages/count_tokens", json=body)
+        if answer.status_code == 200:
+            assert isinstance(answer.json()["input_tokens"], int)
+        else:
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error"]["type"] == "invalid_request_error"
+
+    check()
 
 
 def agents_user() -> dict[str, str]:

@@ -100,6 +100,8 @@ class Proxy:
         try:
             body = json.loads(raw)
             model = body.get("model") if isinstance(body, dict) else None
+            if model is not None and not isinstance(model, str):
+                raise ValueError(f"model: expected a string, got {type(model).__name__}")
             total = cf.count_tokens(body, model, format="anthropic")
         except (ValueError, cf.ContextFoldError) as exc:
             return _error(endpoint, 400, "invalid_request_error", str(exc))
