@@ -19,7 +19,7 @@ import contextfold as cf
 
 from . import agents
 from .conftest import ProxyFactory
-from .upstream import Upstream
+from .upstream import COOKIES, Upstream
 
 
 def test_a_request_that_fits_goes_upstream_byte_for_byte(
@@ -41,6 +41,23 @@ def test_other_paths_are_forwarded_unchanged(upstream: Upstream, make_proxy: Pro
     assert answer.json()["data"][0]["id"] == "gpt-4o"
     missing = httpx.post(f"{running.url}/v1/embeddings", json={"input": "x"})
     assert missing.status_code == 404
+
+
+@pytest.mark.parametrize("folded", [False, True])
+def test_repeated_answer_headers_all_reach_the_client(
+    folded: bool, upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    with openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0) as client:
+        run = agents.chat(client, 4 if folded else 1)
+    assert bool(running.proxy.metrics.compactions._value.get()) is folded
+    url = f"{running.url}/v1/chat/completions"
+    answers = [httpx.get(f"{running.url}/v1/models"), httpx.post(url, json=_chat_args(run.items))]
+    with httpx.stream("POST", url, json={**_chat_args(run.items), "stream": True}) as streamed:
+        streamed.read()
+    for answer in [*answers, streamed]:
+        assert answer.status_code == 200
+        assert answer.headers.get_list("set-cookie") == list(COOKIES)
 
 
 def test_count_tokens_is_answered_here(upstream: Upstream, make_proxy: ProxyFactory) -> None:

@@ -30,6 +30,8 @@ FORMATS = {
     "/v1/responses": "openai-responses",
     "/v1/messages": "anthropic",
 }
+COOKIES = ("__cf_bm=abc; path=/; HttpOnly", "_cfuvid=def; path=/; HttpOnly")
+"""The cookies every answer sets, in two `set-cookie` headers."""
 _REF = re.compile(r"(?<![0-9a-z])(r[0-9a-f]{10})(?![0-9a-f])")
 
 
@@ -136,6 +138,11 @@ class Upstream:
                         self.recall_answers.append((text, error))
 
 
+def _cookies(handler: BaseHTTPRequestHandler) -> None:
+    for cookie in COOKIES:  # as the providers' edge sends them: one header each
+        handler.send_header("set-cookie", cookie)
+
+
 def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -165,6 +172,7 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.send_header("x-upstream", "test")
+            _cookies(self)
             self.end_headers()
             self.wfile.write(data)
 
@@ -172,6 +180,7 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
+            _cookies(self)
             self.end_headers()
             for event in events:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))

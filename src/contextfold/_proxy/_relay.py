@@ -85,8 +85,7 @@ async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metric
             continue
         if _recall.has_recall(rounds.format, data):
             stripped = _recall.strip(rounds.format, data)
-            headers = response_headers(answer)
-            return Response(json.dumps(stripped), answer.status, headers)
+            return relay(answer, json.dumps(stripped).encode())
         return relay(answer, content)
 
 
@@ -99,7 +98,14 @@ def _json(content: bytes) -> dict[str, Any] | None:
 
 
 def relay(answer: aiohttp.ClientResponse, content: bytes) -> Response:
-    return Response(content, answer.status, response_headers(answer))
+    """`content` as the answer's body, with the answer's status and headers."""
+    return _headed(Response(content, answer.status), answer)
+
+
+def _headed(response: Response, answer: aiohttp.ClientResponse) -> Response:
+    """`response` carrying the upstream answer's headers, repeated ones included."""
+    response.raw_headers.extend(response_headers(answer))
+    return response
 
 
 async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
@@ -109,10 +115,9 @@ async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics)
     if first.status != 200:
         async with first:
             return relay(first, await first.read())
-    headers = response_headers(first)
     if out.rounds is None:
-        return StreamingResponse(_plain(first), 200, headers)
-    return StreamingResponse(_rounds(client, out, first, metrics), 200, headers)
+        return _headed(StreamingResponse(_plain(first), 200), first)
+    return _headed(StreamingResponse(_rounds(client, out, first, metrics), 200), first)
 
 
 async def _plain(answer: aiohttp.ClientResponse) -> AsyncIterator[bytes]:

@@ -8,7 +8,8 @@ Rules:
 2. Client headers go upstream unchanged (credentials included), except hop-by-hop ones,
    `host`, `content-length`, `accept-encoding` (the proxy reads answers, so it asks for
    `identity`) and the proxy's own `x-contextfold-*`. Answers come back with their
-   status and headers, less hop-by-hop ones and the encoding the client no longer needs.
+   status and headers (a repeated one as often as it came), less hop-by-hop ones and the
+   encoding the client no longer needs.
 3. Credentials are never logged or stored: nothing here keeps headers.
 4. One aiohttp session holds the pooled upstream connections (its C HTTP parser costs a
    fraction of the CPU per request of a pure-Python client, which on a small machine is
@@ -70,9 +71,14 @@ def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]
     return [*kept, ("accept-encoding", "identity")]
 
 
-def response_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
-    """What goes back to the client of the upstream's headers (rule 2)."""
-    return {k: v for k, v in response.headers.items() if k.lower() not in _DROP_RESPONSE}
+def response_headers(response: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
+    """What goes back to the client of the upstream's headers (rule 2), each as it came
+    (a repeated one, such as `set-cookie`, as often as it came), names in lower case."""
+    return [
+        (name.lower(), value)
+        for name, value in response.raw_headers
+        if name.decode("latin-1").lower() not in _DROP_RESPONSE
+    ]
 
 
 def client(timeout: float) -> aiohttp.ClientSession:
