@@ -150,6 +150,13 @@ def chat_text_chunk(text: str, turn: int) -> bytes:
     return _sse({**chunk, "model": "gpt-4o", "choices": [choice]})
 
 
+def responses_text_event(text: str, sequence: int) -> bytes:
+    """A Responses stream's text delta carrying `text`."""
+    delta = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0}
+    data = {**delta, "content_index": 0, "delta": text, "sequence_number": sequence}
+    return _sse(data, "response.output_text.delta")
+
+
 def _chat_stream(model: str, name: str, args: dict[str, Any], turn: int) -> list[bytes]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}

@@ -223,6 +223,22 @@ def test_streams_are_relayed_as_they_arrive(
     assert arrivals[-1] - arrivals[0] > 0.7, arrivals  # a quarter second apart: not buffered
 
 
+def test_a_stream_on_a_forwarded_path_is_relayed_as_it_arrives(
+    upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    upstream.delay = 0.25
+    started = time.perf_counter()
+    arrivals = []
+    url = f"{running.url}/v1/responses/resp_1?stream=true"  # a background response, again
+    with httpx.stream("GET", url) as answer:
+        for line in answer.iter_lines():
+            if line.startswith("data:"):
+                arrivals.append(time.perf_counter() - started)
+    assert len(arrivals) == 3
+    assert arrivals[-1] - arrivals[0] > 0.4, arrivals  # a quarter second apart: not buffered
+
+
 def _chat_args(items: list[object]) -> dict[str, object]:
     return {"model": "gpt-4o", "messages": items, "tools": agents.TOOLS_CHAT, "max_tokens": 512}
 

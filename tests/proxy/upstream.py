@@ -138,6 +138,16 @@ class Upstream:
                         self.recall_answers.append((text, error))
 
 
+def _get(path: str) -> tuple[int, Any]:
+    """The models list, and a stored response's events (`GET /v1/responses/ID?stream=true`,
+    as a background response is streamed again), each of its three text deltas alone."""
+    if path.startswith("/v1/models"):
+        return 200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]}
+    if path.startswith("/v1/responses/") and path.endswith("?stream=true"):
+        return 200, [replies.responses_text_event(piece, n) for n, piece in enumerate("abc")]
+    return 404, {"error": {"message": "not found", "type": "not_found"}}
+
+
 def _cookies(handler: BaseHTTPRequestHandler) -> None:
     for cookie in COOKIES:  # as the providers' edge sends them: one header each
         handler.send_header("set-cookie", cookie)
@@ -161,10 +171,11 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
                 self._send(status, answer)
 
         def do_GET(self) -> None:
-            if self.path.startswith("/v1/models"):
-                self._send(200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]})
+            status, answer = _get(self.path)
+            if isinstance(answer, list):
+                self._stream(answer)
             else:
-                self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+                self._send(status, answer)
 
         def _send(self, status: int, payload: Any) -> None:
             data = json.dumps(payload).encode()

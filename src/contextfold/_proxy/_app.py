@@ -117,12 +117,11 @@ class Proxy:
         headers = request_headers(request.headers.items())
         try:
             answer = await send(self.http(), request.method, url, headers, raw)
-            async with answer:
-                content = await answer.read()
+            relayed = await _relay.forwarded(answer, request.method)
         except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
-        return _relay.relay(answer, content)
+        return relayed
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "sessions": len(self.sessions)})

@@ -70,12 +70,14 @@ async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metric
     """A non-streaming request and its answer (rules 1, 2, 4)."""
     while True:
         answer = await send(client, "POST", out.url, out.headers, out.content)
-        async with answer:
-            content = await answer.read()
         metrics.upstream.labels(str(answer.status)).inc()
         rounds = out.rounds
-        data = _json(content) if rounds is not None and answer.status == 200 else None
-        if rounds is None or data is None:
+        if rounds is None:
+            return await forwarded(answer, "POST")
+        async with answer:
+            content = await answer.read()
+        data = _json(content) if answer.status == 200 else None
+        if data is None:
             return relay(answer, content)
         if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
             started = time.perf_counter()
@@ -95,6 +97,16 @@ def _json(content: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
+
+
+async def forwarded(answer: aiohttp.ClientResponse, method: str) -> Response:
+    """An answer as it is (rule 1): read whole when it states its length (or has no
+    body), else relayed as it arrives (an event stream, a long JSON Lines download)."""
+    sized = answer.content_length is not None or answer.status in (204, 304)
+    if sized or method == "HEAD":
+        async with answer:
+            return relay(answer, await answer.read())
+    return _headed(StreamingResponse(_plain(answer), answer.status), answer)
 
 
 def relay(answer: aiohttp.ClientResponse, content: bytes) -> Response:
