@@ -60,6 +60,17 @@ def test_repeated_answer_headers_all_reach_the_client(
         assert answer.headers.get_list("set-cookie") == list(COOKIES)
 
 
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages", "/v1/models"])
+def test_a_cors_preflight_is_forwarded(
+    path: str, upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy(token="proxy-s3cret")  # a browser's preflight never carries it
+    asked = {"origin": "https://app.example", "access-control-request-method": "POST"}
+    answer = httpx.options(f"{running.url}{path}", headers=asked)
+    assert answer.status_code == 204
+    assert answer.headers["access-control-allow-origin"] == "https://app.example"
+
+
 def test_count_tokens_is_answered_here(upstream: Upstream, make_proxy: ProxyFactory) -> None:
     running = make_proxy()
     body = {"model": "claude-sonnet-4-6", "system": "Be brief.", "messages": [agents_user()]}

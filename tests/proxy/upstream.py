@@ -153,61 +153,66 @@ def _cookies(handler: BaseHTTPRequestHandler) -> None:
         handler.send_header("set-cookie", cookie)
 
 
-def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    upstream: Upstream
+    """Set on the subclass `serve` makes for one server."""
 
-        def setup(self) -> None:
-            super().setup()  # headers and body go out in separate writes: no Nagle delay
-            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def setup(self) -> None:
+        super().setup()  # headers and body go out in separate writes: no Nagle delay
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, answer = upstream.handle(self.path.split("?")[0], headers, raw)
-            if isinstance(answer, list):
-                self._stream(answer)
-            else:
-                self._send(status, answer)
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self._answer(*self.upstream.handle(self.path.split("?")[0], headers, raw))
 
-        def do_GET(self) -> None:
-            status, answer = _get(self.path)
-            if isinstance(answer, list):
-                self._stream(answer)
-            else:
-                self._send(status, answer)
+    def do_GET(self) -> None:
+        self._answer(*_get(self.path))
 
-        def _send(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("x-upstream", "test")
-            _cookies(self)
-            self.end_headers()
-            self.wfile.write(data)
+    def do_OPTIONS(self) -> None:  # a browser's CORS preflight, answered as the providers do
+        self.send_response(204)
+        self.send_header("access-control-allow-origin", self.headers.get("origin", "*"))
+        self.send_header("access-control-allow-methods", "GET, POST, OPTIONS")
+        self.end_headers()
 
-        def _stream(self, events: list[bytes]) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Transfer-Encoding", "chunked")
-            _cookies(self)
-            self.end_headers()
-            for event in events:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-                self.wfile.flush()
-                time.sleep(upstream.delay)
-            self.wfile.write(b"0\r\n\r\n")
+    def _answer(self, status: int, answer: Any) -> None:
+        """A body, or a list of events to stream."""
+        if isinstance(answer, list):
+            self._stream(answer)
+        else:
+            self._send(status, answer)
 
-        def log_message(self, *args: object) -> None:
-            return
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-upstream", "test")
+        _cookies(self)
+        self.end_headers()
+        self.wfile.write(data)
 
-    return Handler
+    def _stream(self, events: list[bytes]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        _cookies(self)
+        self.end_headers()
+        for event in events:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+            time.sleep(self.upstream.delay)
+        self.wfile.write(b"0\r\n\r\n")
+
+    def log_message(self, *args: object) -> None:
+        return
 
 
 def serve(upstream: Upstream) -> Iterator[Upstream]:
     """Run `upstream` on a free port of 127.0.0.1 until the generator closes."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
+    handler = type("Handler", (_Handler,), {"upstream": upstream})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

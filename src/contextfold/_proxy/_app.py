@@ -12,6 +12,7 @@ Rules:
    type and message, never headers or bodies: a request is never dropped.
 4. With `token` set, a request without it in `x-contextfold-token` gets 401 in its
    provider's error shape. The token is compared in constant time and never forwarded.
+   A CORS preflight (OPTIONS) needs none: browsers send it without the request's headers.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
+_FORWARDED: Final = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+"""Every method (rule 1): OPTIONS is a browser's CORS preflight, the provider's to answer."""
 
 
 class TooLarge(Exception):
@@ -251,7 +254,7 @@ class Proxy:
     def _refused(self, request: Request, endpoint: Endpoint) -> Response | None:
         """Rule 4."""
         token = self.config.token
-        if token is None:
+        if token is None or request.method == "OPTIONS":  # a preflight carries no headers
             return None
         given = request.headers.get(TOKEN_HEADER, "")
         if hmac.compare_digest(given.encode(), token.encode()):
@@ -299,7 +302,7 @@ def create_app(config: Config) -> Starlette:
         Route("/v1/messages/count_tokens", proxy.count_tokens, methods=["POST"]),
         Route("/healthz", proxy.healthz, methods=["GET"]),
         Route("/metrics", proxy.metrics_text, methods=["GET"]),
-        Route("/{path:path}", proxy.forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/{path:path}", proxy.forward, methods=_FORWARDED),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.proxy = proxy
