@@ -5,6 +5,7 @@ relayed as it arrives."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import time
@@ -232,6 +233,25 @@ def test_streams_are_relayed_as_they_arrive(
                 arrivals.append(time.perf_counter() - started)
     assert len(arrivals) == 6  # role, three pieces of text, finish, [DONE]
     assert arrivals[-1] - arrivals[0] > 0.7, arrivals  # a quarter second apart: not buffered
+
+
+def test_a_gzip_request_body_is_compacted_like_any_other(
+    upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    run = agents.Run(items=[{"role": "system", "content": agents.SYSTEM}, agents_user()])
+    for turn in range(6):  # ~15,000 tokens: over the 8,192-token window
+        function = {"name": "read_file", "arguments": json.dumps({"path": f"f{turn}.py"})}
+        call = {"id": f"call_{turn}", "type": "function", "function": function}
+        run.items.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        text = agents.file_text(f"f{turn}.py")
+        run.items.append({"role": "tool", "tool_call_id": call["id"], "content": text})
+    raw = gzip.compress(json.dumps(_chat_args(run.items)).encode())
+    headers = {"content-encoding": "gzip", "content-type": "application/json"}
+    answer = httpx.post(f"{running.url}/v1/chat/completions", content=raw, headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert running.proxy.metrics.compactions._value.get() == 1
+    assert upstream.refused == []
 
 
 def test_a_stream_on_a_forwarded_path_is_relayed_as_it_arrives(

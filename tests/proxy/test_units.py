@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import gzip
 import json
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import contextfold as cf
 from contextfold._cli._serve import _window
 from contextfold._proxy import GC_THRESHOLDS, Config, _recall, _sse, served_app
 from contextfold._proxy._budgets import budget_for, window_for
+from contextfold._proxy._upstream import decoded
 
 from . import replies
 
@@ -115,3 +118,13 @@ def test_a_serving_process_freezes_its_start_and_collects_less_often(tmp_path: P
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+@given(body=st.binary(max_size=2_000), limit=st.integers(1, 3_000))
+def test_a_compressed_body_is_read_inflated_within_the_limit(body: bytes, limit: int) -> None:
+    fits = body if len(body) <= limit else None
+    assert decoded(gzip.compress(body), "gzip", limit) == fits
+    assert decoded(zlib.compress(body), "deflate", limit) == fits
+    assert decoded(body, None, limit) == body  # no encoding: as it came, whatever its size
+    assert decoded(gzip.compress(body)[:-4], "gzip", 10_000) is None  # cut short
+    assert decoded(gzip.compress(body), "br", 10_000) is None  # not one we read

@@ -11,6 +11,7 @@ It records what it saw (never logging anything).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import socket
@@ -165,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         headers = {k.lower(): v for k, v in self.headers.items()}
+        if headers.get("content-encoding") == "gzip":  # read as a provider's edge reads it
+            raw = gzip.decompress(raw)
         self._answer(*self.upstream.handle(self.path.split("?")[0], headers, raw))
 
     def do_GET(self) -> None:

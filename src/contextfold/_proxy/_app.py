@@ -39,7 +39,15 @@ from ._config import Config, open_store
 from ._metrics import Metrics
 from ._scan import scan
 from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
-from ._upstream import UPSTREAM_ERRORS, Upstreams, client, request_headers, send
+from ._upstream import (
+    UPSTREAM_ERRORS,
+    Upstreams,
+    client,
+    decoded,
+    request_headers,
+    send,
+    without_encoding,
+)
 from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
@@ -100,8 +108,12 @@ class Proxy:
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw
+        encoding = request.headers.get("content-encoding")
+        plain = decoded(raw, encoding, self.config.max_body)
         try:
-            body = json.loads(raw)
+            if plain is None:
+                raise ValueError(f"cannot read a body with content-encoding {encoding!r}")
+            body = json.loads(plain)
             model = body.get("model") if isinstance(body, dict) else None
             if model is not None and not isinstance(model, str):
                 raise ValueError(f"model: expected a string, got {type(model).__name__}")
@@ -141,12 +153,16 @@ class Proxy:
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
         out = _relay.Outgoing(url, request_headers(request.headers.items()), raw)
         path = request.url.path
+        plain = decoded(raw, request.headers.get("content-encoding"), self.config.max_body)
+        if plain is None:  # an encoding we do not read (`_upstream` rule 5)
+            self.metrics.requests.labels(path, "forwarded").inc()
+            return out, None
         try:
-            body, turn = self._turn(request.headers, endpoint, raw)
+            body, turn = self._turn(request.headers, endpoint, plain)
         except Exception as exc:  # rule 3: never drop a request over our own failure
             log.warning("compaction failed, forwarding as sent: %s: %s", type(exc).__name__, exc)
             self.metrics.requests.labels(path, "failed").inc()
-            return out, _loads(raw)
+            return out, _loads(plain)
         if turn is None or not turn.live.meta.folded:
             self.metrics.requests.labels(path, "forwarded").inc()
             return out, body
@@ -207,6 +223,7 @@ class Proxy:
             if system is not None:
                 data["system"] = system
         out.content = splice(data, endpoint.items, turn.live.encoder.items(turn.view))
+        out.headers = without_encoding(out.headers)
         data[endpoint.items] = turn.view
         model = data.get("model")
         out.rounds = _relay.Rounds(

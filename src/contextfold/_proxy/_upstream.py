@@ -14,10 +14,15 @@ Rules:
 4. One aiohttp session holds the pooled upstream connections (its C HTTP parser costs a
    fraction of the CPU per request of a pure-Python client, which on a small machine is
    what the proxy's throughput comes down to).
+5. A request body sent with `content-encoding: gzip` (or `deflate`) is read inflated, up
+   to the proxy's size limit; when the proxy sends a body of its own instead, it goes
+   uncompressed, without the header. Any other encoding, broken data or a body that
+   inflates past the limit is not read: it goes upstream as sent.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -42,6 +47,7 @@ _DROP_REQUEST: Final = frozenset(
 _DROP_RESPONSE: Final = frozenset(
     {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"}
 )
+_INFLATED: Final = frozenset({"gzip", "x-gzip", "deflate"})
 PRIVATE: Final = "x-contextfold-"
 UPSTREAM_ERRORS: Final = (aiohttp.ClientError, TimeoutError)
 """What a failed upstream exchange raises (the proxy answers 502)."""
@@ -69,6 +75,28 @@ def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]
         if k.lower() not in _DROP_REQUEST and not k.lower().startswith(PRIVATE)
     ]
     return [*kept, ("accept-encoding", "identity")]
+
+
+def decoded(raw: bytes, encoding: str | None, limit: int) -> bytes | None:
+    """A request body as the JSON it carries (rule 5): as it came, or inflated; None when
+    it cannot be read that way."""
+    name = (encoding or "identity").strip().lower()
+    if name == "identity":
+        return raw
+    if name not in _INFLATED:
+        return None
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or zlib header, either
+    try:
+        plain = inflater.decompress(raw, limit + 1)
+    except zlib.error:
+        return None
+    whole = inflater.eof and not inflater.unused_data and len(plain) <= limit
+    return plain if whole else None
+
+
+def without_encoding(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Request headers for a body the proxy wrote itself (rule 5)."""
+    return [(k, v) for k, v in headers if k.lower() != "content-encoding"]
 
 
 def response_headers(response: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
