@@ -43,6 +43,18 @@ def error(fmt: str, why: str, tokens: int, window: int) -> dict[str, Any]:
     }
 
 
+BREAKPOINTS = 4
+"""Blocks with `cache_control` Anthropic accepts in one request."""
+
+
+def breakpoint_problems(fmt: str, raw: bytes) -> list[str]:
+    """Anthropic's refusal of a request with too many cache breakpoints."""
+    found = raw.count(b'"cache_control"')
+    if fmt != "anthropic" or found <= BREAKPOINTS:
+        return []
+    return [f"A maximum of {BREAKPOINTS} blocks with cache_control may be provided. Found {found}."]
+
+
 def tool_results(fmt: str, item: Any) -> list[tuple[str, bool]]:
     """(text, is_error) of the tool results in one request item."""
     if not isinstance(item, dict):

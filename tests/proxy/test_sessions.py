@@ -132,3 +132,30 @@ def test_items_refused_midway_leave_the_session_as_last_saved(tmp_path: Path) ->
         _turn(sessions, [*items, call, {"role": "narrator", "content": "?"}])
     again = _turn(sessions, [*items, call, result])
     assert again.view == [*items, call, result]
+
+
+def _parts(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items with each text content as one content part (as marking clients send it)."""
+    return [
+        {**i, "content": [{"type": "text", "text": i["content"]}]} if i["content"] else i
+        for i in items
+    ]
+
+
+def _marked(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` with a cache mark on its last content part."""
+    *parts, last = item["content"]
+    return {**item, "content": [*parts, {**last, "cache_control": {"type": "ephemeral"}}]}
+
+
+def test_a_cache_mark_that_moves_to_the_newest_item_continues_the_session(
+    tmp_path: Path,
+) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = _parts(START + _exchange(0, 5))
+    first = _turn(sessions, [*items[:-1], _marked(items[-1])])
+    items += _parts(_exchange(1, 5))
+    second = _turn(sessions, [*items[:-1], _marked(items[-1])])  # the mark moved on
+    assert second.live.meta.sid == first.live.meta.sid
+    assert "cache_control" not in json.dumps(second.live.manager.view())  # held unmarked
+    assert second.marks == ((1, _marked(items[-1])),)

@@ -10,6 +10,7 @@ import json
 import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -19,6 +20,7 @@ import contextfold as cf
 from contextfold._cli._serve import _window
 from contextfold._proxy import GC_THRESHOLDS, Config, _recall, _sse, served_app
 from contextfold._proxy._budgets import budget_for, window_for
+from contextfold._proxy._marks import marks_of, remarked, unmarked
 from contextfold._proxy._upstream import decoded
 
 from . import replies
@@ -128,3 +130,28 @@ def test_a_compressed_body_is_read_inflated_within_the_limit(body: bytes, limit:
     assert decoded(body, None, limit) == body  # no encoding: as it came, whatever its size
     assert decoded(gzip.compress(body)[:-4], "gzip", 10_000) is None  # cut short
     assert decoded(gzip.compress(body), "br", 10_000) is None  # not one we read
+
+
+_MARK: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
+    [{}, {"cache_control": {"type": "ephemeral"}}]
+)
+_TEXT = st.builds(lambda t, m: {"type": "text", "text": t, **m}, st.text(max_size=3), _MARK)
+_PART = (
+    _TEXT
+    | st.builds(lambda c, m: {"type": "tool_result", "content": c, **m}, st.lists(_TEXT), _MARK)
+    | st.builds(
+        lambda m: {"type": "tool_use", "input": {"cache_control": "the model's data"}, **m}, _MARK
+    )
+)
+_ITEM = st.builds(
+    lambda c, m: {"role": "user", "content": c, **m}, st.text() | st.lists(_PART), _MARK
+)
+
+
+@given(items=st.lists(_ITEM, max_size=6))
+def test_items_are_held_unmarked_and_sent_with_their_marks(items: list[Any]) -> None:
+    plain = [unmarked(item) for item in items]
+    text = json.dumps(plain)
+    assert text.count('"cache_control"') == text.count('"cache_control": "the model')  # input kept
+    assert [unmarked(item) for item in plain] == plain  # nothing left to take off
+    assert remarked(plain, marks_of(items, plain)) == items

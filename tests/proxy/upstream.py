@@ -89,7 +89,7 @@ class Upstream:
                 self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
             return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
-        problems = cf.validate(body, fmt)
+        problems = cf.validate(body, fmt) + replies.breakpoint_problems(fmt, raw)
         tokens = 0 if problems else cf.count_tokens(body, model, format=fmt)
         window = self.windows.get(model, 128_000)
         limit = window - replies.max_output(body, fmt)

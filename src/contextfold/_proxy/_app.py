@@ -36,6 +36,7 @@ import contextfold as cf
 from . import _relay
 from ._budgets import WINDOW_HEADER, budget_for, window_for
 from ._config import Config, open_store
+from ._marks import remarked
 from ._metrics import Metrics
 from ._scan import scan
 from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
@@ -222,9 +223,10 @@ class Proxy:
             data.pop("system", None)
             if system is not None:
                 data["system"] = system
-        out.content = splice(data, endpoint.items, turn.live.encoder.items(turn.view))
+        view = remarked(turn.view, turn.marks)
+        out.content = splice(data, endpoint.items, turn.live.encoder.items(view))
         out.headers = without_encoding(out.headers)
-        data[endpoint.items] = turn.view
+        data[endpoint.items] = view
         model = data.get("model")
         out.rounds = _relay.Rounds(
             endpoint.format,

@@ -23,7 +23,9 @@ Rules:
    when the root cannot have changed (same endpoint format, model and system prompt, at
    least two items held) and the store still has the version in memory; otherwise
    rules 1-2 decide.
-6. A continuing request that fails while its items go in (an item the manager refuses
+6. Items are held without the client's cache marks (`_marks` rule 1): they match, and
+   go into the manager, whether or not the client marks them this time.
+7. A continuing request that fails while its items go in (an item the manager refuses
    after it took the ones before) leaves the session's manager holding part of it: the
    session is dropped from memory, so the next request reads it back from the store as
    the last saved turn left it.
@@ -36,11 +38,12 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import contextfold as cf
 
+from ._marks import Marks, marks_of, unmarked
 from ._prefixes import Prefixes
 from ._scan import Rest, scan_rest
 from ._store import Meta, SessionStore
@@ -107,6 +110,8 @@ class Turn:
     """Whether this turn compacted the view."""
     tokens: int
     """The view's estimated tokens."""
+    marks: Marks = ()
+    """The request's items the client marked for its cache, as sent (`_marks`)."""
 
 
 class Sessions:
@@ -129,11 +134,24 @@ class Sessions:
         self,
         endpoint: Endpoint,
         body: Mapping[str, object],
+        sent: Sequence[object],
+        budget: int,
+        named: str | None,
+    ) -> Turn:
+        """Find or start the request's session, add its new items and take the view (the
+        session holds them unmarked, rule 6)."""
+        items = [unmarked(item) for item in sent]
+        turn = self._turn(endpoint, body, items, budget, named)
+        return replace(turn, marks=marks_of(sent, items))
+
+    def _turn(
+        self,
+        endpoint: Endpoint,
+        body: Mapping[str, object],
         items: Sequence[object],
         budget: int,
         named: str | None,
     ) -> Turn:
-        """Find or start the request's session, add its new items and take the view."""
         root = root_of(body, endpoint, items)
         meta = self._match(root, items, named)
         live = self._current(meta) if meta is not None else None
@@ -175,13 +193,14 @@ class Sessions:
         if stored is None or stored.version != live.meta.version:
             return None
         self._live.move_to_end(live.meta.sid)
-        new = known.rest.items
+        new = [unmarked(item) for item in known.rest.items]
         held = live.meta.length
         for offset, item in enumerate(new):
             if _is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
         last = digest(new[-1]) if new else live.meta.last
-        return self._add(live, new, budget, held + len(new), last)
+        turn = self._add(live, new, budget, held + len(new), last)
+        return replace(turn, marks=marks_of(known.rest.items, new))
 
     def remember(
         self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
@@ -281,7 +300,7 @@ class Sessions:
 
     def _add(self, live: Live, new: list[object], budget: int, length: int, last: str) -> Turn:
         """Add a continuing request's new items and take the turn; on failure the session
-        leaves memory (rule 6)."""
+        leaves memory (rule 7)."""
         try:
             live.manager.budget = budget
             live.manager.extend(new)
