@@ -155,3 +155,23 @@ def test_items_are_held_unmarked_and_sent_with_their_marks(items: list[Any]) -> 
     assert text.count('"cache_control"') == text.count('"cache_control": "the model')  # input kept
     assert [unmarked(item) for item in plain] == plain  # nothing left to take off
     assert remarked(plain, marks_of(items, plain)) == items
+
+
+_DENSE = (
+    "数据库连接在凌晨三点失败，重试三次后恢复。" * 200,  # CJK: about a token a character
+    "".join(f"{n * 7919 % 100_003:05d}," for n in range(2_000)),  # numbers
+    "f1:0000  value_f1_0 = compute(alpha=0, beta='f1')  # keep\n" * 120,
+)
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
+@given(text=st.sampled_from(_DENSE), room=st.integers(300, 4_000))
+def test_a_recall_answer_fits_its_room_however_dense_the_text(
+    fmt: cf.Format, text: str, room: int
+) -> None:
+    archive = cf.Archive()
+    call = (cf.RECALL_TOOL_NAME, {"ref": archive.put(text), "offset": None, "limit": None})
+    body = replies.answer(fmt, {"model": "m"}, call, 3, 10, stream=False)
+    added = _recall.answer(fmt, body, archive, room, model="claude-sonnet-4-6")
+    assert cf.count_tokens(added, "claude-sonnet-4-6", format=fmt) <= room
+    assert "recalled, chars 0-" in json.dumps(added, ensure_ascii=False)  # a page, not nothing

@@ -5,7 +5,10 @@ Rules:
    round: the proxy appends the assistant's turn and one tool result per call to the
    request, answered from the archive with `cf.answer_recall`, and asks again.
 2. Each answer is cut to the room the window has left (a recalled page states where it
-   stops, so the model can ask for the rest); with no room left the answer says so.
+   stops, so the model can ask for the rest); with no room left the answer says so. Pages
+   are sized at `_CHARS_PER_TOKEN`, then the round is measured with the model's counter
+   and its pages cut again while it does not fit: dense text (CJK, numbers) runs under
+   two characters a token.
 3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
    in an answer beside other tool calls are removed before the client sees it.
 """
@@ -21,6 +24,8 @@ import contextfold as cf
 _CHARS_PER_TOKEN: Final = 2
 """Conservative: recalled code and JSON run at 2.5-4 characters a token."""
 _MIN_ROOM: Final = 64
+_TRIES: Final = 4
+"""Times a round's pages are measured and cut before it answers that there is no room."""
 _RESERVE: Final = 128
 """Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
 _NO_CHOICE: Final[Mapping[str, object]] = {
@@ -85,15 +90,27 @@ def _result(format: cf.Format, call_id: str, text: str, error: bool) -> object:
 
 
 def answer(
-    format: cf.Format, response: Mapping[str, Any], archive: cf.Archive, room: int
+    format: cf.Format,
+    response: Mapping[str, Any],
+    archive: cf.Archive,
+    room: int,
+    *,
+    model: str | None = None,
 ) -> list[object]:
-    """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens."""
+    """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens
+    as `model` counts them."""
     calls = _calls(format, response)
     share = (room - _RESERVE) // max(1, len(calls))
-    results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
-    if format == "anthropic":
-        return [*_assistant(format, response), {"role": "user", "content": results}]
-    return [*_assistant(format, response), *results]
+    for _ in range(_TRIES):
+        results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
+        if format == "anthropic":
+            results = [{"role": "user", "content": results}]
+        added = [*_assistant(format, response), *results]
+        used = cf.count_tokens(added, model, format=format)
+        if used <= room or share < _MIN_ROOM:
+            return added
+        share = share * room // used * 9 // 10
+    return answer(format, response, archive, 0, model=model)
 
 
 def _answer(
