@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import contextfold as cf
@@ -166,6 +166,7 @@ _DENSE = (
 
 @pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
 @given(text=st.sampled_from(_DENSE), room=st.integers(300, 4_000))
+@example(text=_DENSE[0], room=3_532)  # the whole text is shorter than the first page
 def test_a_recall_answer_fits_its_room_however_dense_the_text(
     fmt: cf.Format, text: str, room: int
 ) -> None:

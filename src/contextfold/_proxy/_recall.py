@@ -101,39 +101,45 @@ def answer(
     as `model` counts them."""
     calls = _calls(format, response)
     share = (room - _RESERVE) // max(1, len(calls))
+    limit = share * _CHARS_PER_TOKEN
     for _ in range(_TRIES):
-        results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
+        pages = [
+            _answer(format, call_id, args, archive, room=share, limit=limit)
+            for call_id, _, args in calls
+        ]
+        results = [result for result, _ in pages]
         if format == "anthropic":
             results = [{"role": "user", "content": results}]
         added = [*_assistant(format, response), *results]
         used = cf.count_tokens(added, model, format=format)
         if used <= room or share < _MIN_ROOM:
             return added
-        share = share * room // used * 9 // 10
+        longest = max(size for _, size in pages)
+        limit = min(limit, longest) * room // used * 9 // 10
     return answer(format, response, archive, 0, model=model)
 
 
 def _answer(
-    format: cf.Format, call_id: str, args: object, archive: cf.Archive, room: int
-) -> object:
+    format: cf.Format, call_id: str, args: object, archive: cf.Archive, *, room: int, limit: int
+) -> tuple[object, int]:
+    """One call's tool result, a page of at most `limit` characters, and its length."""
     if room < _MIN_ROOM:
         text = (
             f"{cf.RECALL_TOOL_NAME}: the context window has no room left for recalled text; "
             "answer with what the conversation already holds."
         )
-        return _result(format, call_id, text, True)
+        return _result(format, call_id, text, True), 0
     if isinstance(args, str):
         try:
             args = json.loads(args)
         except ValueError:
             args = {}
-    limit = room * _CHARS_PER_TOKEN
     if isinstance(args, dict):
         given = args.get("limit")
         fits = isinstance(given, int) and not isinstance(given, bool) and 0 < given < limit
-        args = {**args, "limit": given if fits else limit}
+        args = {**args, "limit": given if fits else max(1, limit)}
     text, error = cf.answer_recall(archive, args if isinstance(args, dict) else {})
-    return _result(format, call_id, text, error)
+    return _result(format, call_id, text, error), len(text)
 
 
 def last_round(format: cf.Format, body: dict[str, Any]) -> dict[str, Any]:
