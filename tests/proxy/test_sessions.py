@@ -159,3 +159,17 @@ def test_a_cache_mark_that_moves_to_the_newest_item_continues_the_session(
     assert second.live.meta.sid == first.live.meta.sid
     assert "cache_control" not in json.dumps(second.live.manager.view())  # held unmarked
     assert second.marks == ((1, _marked(items[-1])),)
+
+
+def test_conversations_that_share_their_start_and_a_reply_never_mix(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    start = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+    _turn(sessions, start)  # two users open the same way: one session holds both starts
+    _turn(sessions, start)
+    mine = {"role": "assistant", "content": "Your balance is 1,204.55 EUR."}
+    theirs = {"role": "assistant", "content": "Hello! How can I help?"}
+    thanks = {"role": "user", "content": "thanks"}
+    _turn(sessions, [*start, mine, thanks])
+    other = _turn(sessions, [*start, theirs, thanks])
+    assert other.view == [*start, theirs, thanks]
+    assert "1,204.55" not in json.dumps(other.live.manager.view())

@@ -3,12 +3,13 @@
 Rules:
 1. A request continues a session when its items extend the ones the session holds: the
    same root (endpoint, model, system prompt, first two items), at least as many items,
-   and the items where the session ended and at its anchor (`anchor`: a fixed item in
-   the first half of the history) have the digests the session kept. Only those digests
-   are computed, so matching costs O(1) items, not O(history); a client that rewrites
-   other items of its own history is not noticed (its session keeps the items it was
-   sent). With an
-   `x-contextfold-session` header the session is named by the client instead; a named
+   the item at its anchor (`anchor`: a fixed item in the first half of the history) with
+   the digest the session kept, and its first items, as many as the session holds, with
+   the session's chain digest (`chained`: every item in order). So two conversations
+   that open alike and later say the same thing at the same place never share a session,
+   and a client that rewrites its own history starts a new one. Matching digests every
+   item once (a body read past a known prefix, rule 5, digests only its new ones). With
+   an `x-contextfold-session` header the session is named by the client instead; a named
    session whose items do not continue starts over under that name.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
    starts a new session from the whole body.
@@ -37,7 +38,7 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -153,7 +154,8 @@ class Sessions:
         named: str | None,
     ) -> Turn:
         root = root_of(body, endpoint, items)
-        meta = self._match(root, items, named)
+        chains = _chains(items)
+        meta = self._match(root, items, chains, named)
         live = self._current(meta) if meta is not None else None
         if live is None or meta is None:
             sid = _named_sid(named) if named else "s" + uuid.uuid4().hex
@@ -162,7 +164,7 @@ class Sessions:
             )
         new = list(items[meta.length :])
         _anchors(live, items)
-        return self._add(live, new, budget, len(items), digest(items[-1]))
+        return self._add(live, new, budget, len(items), chains[-1])
 
     def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
         """The live session `raw` continues, read past its prefix (rule 5), if any."""
@@ -198,8 +200,7 @@ class Sessions:
         for offset, item in enumerate(new):
             if _is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
-        last = digest(new[-1]) if new else live.meta.last
-        turn = self._add(live, new, budget, held + len(new), last)
+        turn = self._add(live, new, budget, held + len(new), chained(live.meta.last, new))
         return replace(turn, marks=marks_of(known.rest.items, new))
 
     def remember(
@@ -211,8 +212,10 @@ class Sessions:
         live.prefix, live.head, live.fixed = prefix, head, fixed
         self.prefixes.file(live.meta.sid, prefix)
 
-    def _match(self, root: str, items: Sequence[object], named: str | None) -> Meta | None:
-        """The session this request continues (rule 1)."""
+    def _match(
+        self, root: str, items: Sequence[object], chains: Sequence[str], named: str | None
+    ) -> Meta | None:
+        """The session this request continues (rule 1); `chains[i]` chains `items[:i]`."""
         found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
         best: Meta | None = None
         digests: dict[int, str] = {}
@@ -225,8 +228,7 @@ class Sessions:
         for meta in found:
             if meta is None or meta.root != root or not 0 < meta.length <= len(items):
                 continue
-            ends = at(meta.length - 1) == meta.last
-            if ends and at(anchor(meta.length)) == meta.middle:
+            if chains[meta.length] == meta.last and at(anchor(meta.length)) == meta.middle:
                 best = meta if best is None or meta.length > best.length else best
         return best
 
@@ -272,7 +274,7 @@ class Sessions:
         live = Live(meta, manager, Encoder(), 0, archive)
         _anchors(live, items)
         self._keep(live)
-        return self._take(live, len(items), digest(items[-1]), None)
+        return self._take(live, len(items), chained("", items), None)
 
     def _manager(
         self, endpoint: Endpoint, body: Mapping[str, object], budget: int, archive: cf.Archive
@@ -362,6 +364,21 @@ def _anchors(live: Live, items: Sequence[object]) -> None:
         if index not in live.anchors:
             live.anchors[index] = digest(items[index])
         index = index * 2 + 1
+
+
+def chained(chain: str, items: Iterable[object]) -> str:
+    """The chain digest of a session holding `chain`'s items and then `items` (rule 1)."""
+    for item in items:
+        chain = digest([chain, digest(item)])
+    return chain
+
+
+def _chains(items: Sequence[object]) -> list[str]:
+    """The chain digest of every prefix of `items`: `[chain of items[:0], ..., of items]`."""
+    chains = [""]
+    for item in items:
+        chains.append(chained(chains[-1], [item]))
+    return chains
 
 
 def _named_sid(name: str) -> str:
