@@ -37,6 +37,23 @@ def test_window_precedence_header_override_table_default() -> None:
     assert window_for("gpt-4o", overrides, None, header="lots") == 128_000
 
 
+@pytest.mark.parametrize(
+    ("model", "window"),
+    [
+        ("gpt-4-0613", 8_192),
+        ("gpt-4-1106-preview", 128_000),  # GPT-4 Turbo previews, not the 8k GPT-4
+        ("gpt-4-0125-preview", 128_000),
+        ("gpt-4-vision-preview", 128_000),
+        ("o1-preview-2024-09-12", 128_000),  # not o1's 200k: the provider refuses past 128k
+        ("gpt-5-chat-latest", 128_000),  # not gpt-5's 400k
+        ("chatgpt-4o-latest", 128_000),
+        ("gpt-5-2025-08-07", 400_000),
+    ],
+)
+def test_a_dated_or_suffixed_name_gets_its_models_window(model: str, window: int) -> None:
+    assert window_for(model, {}, None) == window
+
+
 def test_budget_is_the_window_minus_the_output_limit() -> None:
     assert budget_for({"max_tokens": 1_000}, "anthropic", 8_000) == 7_000
     assert budget_for({"max_completion_tokens": 500}, "openai-chat", 8_000) == 7_500
