@@ -197,6 +197,24 @@ def test_an_unreachable_upstream_is_a_502_in_the_provider_shape(make_proxy: Prox
     assert answer.json()["type"] == "error"
 
 
+def test_errors_on_forwarded_anthropic_paths_are_in_anthropic_shape(
+    make_proxy: ProxyFactory,
+) -> None:
+    running = make_proxy(
+        token="proxy-s3cret",
+        openai_upstream="http://127.0.0.1:9/v1",
+        anthropic_upstream="http://127.0.0.1:9/v1",
+    )
+    refused = httpx.get(f"{running.url}/v1/messages/batches")  # no proxy token
+    assert refused.status_code == 401
+    assert refused.json()["error"]["type"] == "authentication_error"
+    assert refused.json()["type"] == "error"
+    headers = {"x-contextfold-token": "proxy-s3cret", "anthropic-version": "2023-06-01"}
+    unreachable = httpx.get(f"{running.url}/v1/models", headers=headers)
+    assert unreachable.status_code == 502
+    assert unreachable.json()["type"] == "error"
+
+
 def test_health_and_metrics(upstream: Upstream, make_proxy: ProxyFactory) -> None:
     running = make_proxy()
     with openai.OpenAI(base_url=running.url + "/v1", api_key="k", max_retries=0) as client:

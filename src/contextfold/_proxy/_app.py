@@ -45,6 +45,7 @@ from ._upstream import (
     Upstreams,
     client,
     decoded,
+    is_anthropic,
     request_headers,
     send,
     without_encoding,
@@ -124,8 +125,10 @@ class Proxy:
         return JSONResponse({"input_tokens": total})
 
     async def forward(self, request: Request) -> Response:
-        """Every other path, method and body: upstream unchanged (rule 1)."""
-        endpoint = ENDPOINTS["/v1/chat/completions"]
+        """Every other path, method and body: upstream unchanged (rule 1); the proxy's own
+        errors in the shape of the provider the request is for."""
+        anthropic = is_anthropic(request.url.path, request.headers)
+        endpoint = ENDPOINTS["/v1/messages" if anthropic else "/v1/chat/completions"]
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw

@@ -61,10 +61,14 @@ class Upstreams:
     anthropic: str
 
     def url(self, path: str, query: str, headers: Mapping[str, str]) -> str:
-        anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers
-        base = (self.anthropic if anthropic else self.openai).rstrip("/")
+        base = (self.anthropic if is_anthropic(path, headers) else self.openai).rstrip("/")
         rest = path.removeprefix("/v1") if path.startswith("/v1") else path
         return base + rest + (f"?{query}" if query else "")
+
+
+def is_anthropic(path: str, headers: Mapping[str, str]) -> bool:
+    """Whether a request is for the Anthropic upstream (rule 1)."""
+    return path.startswith("/v1/messages") or "anthropic-version" in headers
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
