@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold._proxy._config import open_store
-from contextfold._proxy._sessions import Sessions, Turn
+from contextfold._proxy._scan import scan
+from contextfold._proxy._sessions import Sessions, Turn, fixed_of
 from contextfold._proxy._wire import ENDPOINTS
 
 CHAT = ENDPOINTS["/v1/chat/completions"]
@@ -173,3 +174,30 @@ def test_conversations_that_share_their_start_and_a_reply_never_mix(tmp_path: Pa
     other = _turn(sessions, [*start, theirs, thanks])
     assert other.view == [*start, theirs, thanks]
     assert "1,204.55" not in json.dumps(other.live.manager.view())
+
+
+def test_a_mark_that_stays_on_an_older_item_is_kept_past_a_known_prefix(
+    tmp_path: Path,
+) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = _parts(START + _exchange(0, 200))
+    items[1] = _marked(items[1])  # the client marks its task once and for all
+
+    def send(items: list[dict[str, Any]], known_prefix: bool) -> Turn:
+        raw = json.dumps({"model": "gpt-4o", "messages": items, "max_tokens": 256}).encode()
+        known = sessions.known(raw, CHAT, None)
+        assert (known is not None) is known_prefix
+        if known is not None:
+            resumed = sessions.resume(known, BUDGET)
+            assert resumed is not None
+            return resumed
+        scanned = scan(raw, "messages")
+        turn = sessions.turn(CHAT, scanned.body, items, BUDGET, None)
+        assert scanned.end is not None
+        sessions.remember(turn.live, raw[: scanned.end], scanned.head, fixed_of(scanned.body, CHAT))
+        return turn
+
+    send(items, known_prefix=False)
+    items += _parts(_exchange(1, 20))
+    turn = send(items, known_prefix=True)  # read past the first body's bytes: new items only
+    assert (len(items) - 1, items[1]) in turn.marks

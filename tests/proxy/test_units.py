@@ -193,3 +193,14 @@ def test_a_recall_answer_fits_its_room_however_dense_the_text(
     added = _recall.answer(fmt, body, archive, room, model="claude-sonnet-4-6")
     assert cf.count_tokens(added, "claude-sonnet-4-6", format=fmt) <= room
     assert "recalled, chars 0-" in json.dumps(added, ensure_ascii=False)  # a page, not nothing
+
+
+def test_a_marked_item_gets_its_mark_wherever_the_compacted_view_holds_it() -> None:
+    block = {"type": "text", "text": "the task"}
+    task = {"role": "user", "content": [block]}
+    marked = {"role": "user", "content": [{**block, "cache_control": {"type": "x"}}]}
+    later = [{"role": "user", "content": f"turn {n}"} for n in range(5)]
+    view = [{"role": "system", "content": "s"}, task, {"role": "user", "content": "[summary]"}]
+    view += later[-2:]  # the view folded three of the items that came after the task
+    assert remarked(view, ((6, marked),)) == [*view[:1], marked, *view[2:]]
+    assert remarked(view, ((6, {**marked, "role": "other"}),)) == view  # not in the view

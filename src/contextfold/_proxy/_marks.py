@@ -8,8 +8,9 @@ Rules:
    item whether or not it carries a mark this time, and no old mark stays behind to push
    a request over the provider's limit (Anthropic: four).
 2. A compacted request carries the client's marks on its own items that reach the view
-   unchanged: an item the client marked, whose unmarked form is the view item at its
-   place counted from the end, goes as the client sent it.
+   unchanged: an item the client marked goes as the client sent it in place of the view
+   item equal to its unmarked form (looked for at its place counted from the end first,
+   where the verbatim tail keeps it; anywhere in the view when folding moved it).
 3. Marks are looked for on an item, its content parts, and the parts of a part's content
    (a tool result's blocks); never inside a tool call's input or arguments.
 """
@@ -57,6 +58,10 @@ def remarked(view: list[object], marks: Marks) -> list[object]:
         return view
     out = list(view)
     for back, item in marks:
-        if back <= len(out) and unmarked(item) == out[-back]:
-            out[-back] = item
+        plain = unmarked(item)
+        at = len(out) - back
+        if not (0 <= at < len(out) and out[at] == plain):  # folding moved it: look for it
+            at = next((i for i in reversed(range(len(out))) if out[i] == plain), -1)
+        if at >= 0:
+            out[at] = item
     return out

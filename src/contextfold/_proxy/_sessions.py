@@ -25,7 +25,9 @@ Rules:
    least two items held) and the store still has the version in memory; otherwise
    rules 1-2 decide.
 6. Items are held without the client's cache marks (`_marks` rule 1): they match, and
-   go into the manager, whether or not the client marks them this time.
+   go into the manager, whether or not the client marks them this time. A turn carries
+   the request's marked items as sent; a body read past a known prefix (rule 5) has the
+   marks that prefix had.
 7. A continuing request that fails while its items go in (an item the manager refuses
    after it took the ones before) leaves the session's manager holding part of it: the
    session is dropped from memory, so the next request reads it back from the store as
@@ -89,6 +91,9 @@ class Live:
     head: dict[str, Any] = field(default_factory=dict)
     """The last body's members before its items."""
     fixed: tuple[object, object] = (None, None)
+    marks: Marks = ()
+    """The last request's marked items (rule 6): a body read past its prefix still has
+    the ones in the prefix."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +148,8 @@ class Sessions:
         session holds them unmarked, rule 6)."""
         items = [unmarked(item) for item in sent]
         turn = self._turn(endpoint, body, items, budget, named)
-        return replace(turn, marks=marks_of(sent, items))
+        turn.live.marks = marks_of(sent, items)
+        return replace(turn, marks=turn.live.marks)
 
     def _turn(
         self,
@@ -201,7 +207,9 @@ class Sessions:
             if _is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
         turn = self._add(live, new, budget, held + len(new), chained(live.meta.last, new))
-        return replace(turn, marks=marks_of(known.rest.items, new))
+        kept = tuple((back + len(new), item) for back, item in live.marks)  # same bytes
+        live.marks = kept + marks_of(known.rest.items, new)
+        return replace(turn, marks=live.marks)
 
     def remember(
         self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
