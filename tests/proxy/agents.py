@@ -191,16 +191,31 @@ def _anthropic_args(run: Run) -> dict[str, Any]:
     }
 
 
-def claude(client: anthropic.Anthropic, turns: int, *, stream: bool = False) -> Run:
-    run = Run(items=[{"role": "user", "content": TASK}])
+def claude(
+    client: anthropic.Anthropic, turns: int, *, stream: bool = False, marked: bool = False
+) -> Run:
+    """The loop; `marked`: as Claude Code asks, with cache breakpoints on the system prompt
+    and on the newest message's last block (the breakpoint moves every turn)."""
+    task = [{"type": "text", "text": TASK}] if marked else TASK  # Claude Code sends blocks
+    run = Run(items=[{"role": "user", "content": task}])
     for _ in range(turns):
+        args = _marked(_anthropic_args(run)) if marked else _anthropic_args(run)
         if stream:
-            with client.messages.stream(**_anthropic_args(run)) as events:
+            with client.messages.stream(**args) as events:
                 message = events.get_final_message()
         else:
-            message = client.messages.create(**_anthropic_args(run))
+            message = client.messages.create(**args)
         _anthropic_turn(run, message.content)
     return run
+
+
+def _marked(args: dict[str, Any]) -> dict[str, Any]:
+    mark = {"cache_control": {"type": "ephemeral"}}
+    *older, newest = args["messages"]
+    blocks = newest["content"]
+    newest = {**newest, "content": [*blocks[:-1], {**blocks[-1], **mark}]}
+    system = [{"type": "text", "text": args["system"], **mark}]
+    return {**args, "system": system, "messages": [*older, newest]}
 
 
 async def aclaude(client: anthropic.AsyncAnthropic, turns: int, *, stream: bool = False) -> Run:

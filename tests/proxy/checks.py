@@ -9,9 +9,18 @@ from .upstream import Seen, Upstream
 
 
 def _items(seen: Seen) -> list[Any]:
+    """The request's items, less the cache marks a client moves from turn to turn."""
     body = seen.body
     items = body.get("messages", body.get("input"))
-    return items if isinstance(items, list) else [items]
+    return [_unmarked(item) for item in (items if isinstance(items, list) else [items])]
+
+
+def _unmarked(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    return value
 
 
 def first_requests(upstream: Upstream) -> list[Seen]:

@@ -43,6 +43,18 @@ def error(fmt: str, why: str, tokens: int, window: int) -> dict[str, Any]:
     }
 
 
+BREAKPOINTS = 4
+"""Blocks with `cache_control` Anthropic accepts in one request."""
+
+
+def breakpoint_problems(fmt: str, raw: bytes) -> list[str]:
+    """Anthropic's refusal of a request with too many cache breakpoints."""
+    found = raw.count(b'"cache_control"')
+    if fmt != "anthropic" or found <= BREAKPOINTS:
+        return []
+    return [f"A maximum of {BREAKPOINTS} blocks with cache_control may be provided. Found {found}."]
+
+
 def tool_results(fmt: str, item: Any) -> list[tuple[str, bool]]:
     """(text, is_error) of the tool results in one request item."""
     if not isinstance(item, dict):
@@ -148,6 +160,13 @@ def chat_text_chunk(text: str, turn: int) -> bytes:
     choice = {"index": 0, "delta": {"content": text}, "finish_reason": None, "logprobs": None}
     chunk = {"id": f"chatcmpl-{turn}", "object": "chat.completion.chunk", "created": 0}
     return _sse({**chunk, "model": "gpt-4o", "choices": [choice]})
+
+
+def responses_text_event(text: str, sequence: int) -> bytes:
+    """A Responses stream's text delta carrying `text`."""
+    delta = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0}
+    data = {**delta, "content_index": 0, "delta": text, "sequence_number": sequence}
+    return _sse(data, "response.output_text.delta")
 
 
 def _chat_stream(model: str, name: str, args: dict[str, Any], turn: int) -> list[bytes]:

@@ -103,3 +103,16 @@ def test_a_streamed_answer_that_says_something_then_recalls_reaches_the_client_a
     assert "".join(text) == "Let me check that first."
     assert calls == []
     assert finish[-1] == "stop"
+
+
+def test_a_cache_breakpoint_that_moves_every_turn_keeps_one_session(
+    upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    upstream.recall_every = 4
+    running = make_proxy()
+    run = _run(_anthropic(running), agents.claude, marked=True)
+    assert run.calls == ["read_file"] * TURNS
+    assert len(running.proxy.sessions) <= 2  # the first request (one item) has its own root
+    assert_healthy_loop(upstream, running.proxy.metrics.compactions._value.get(), TURNS)
+    last = upstream.seen[-1].body["messages"][-1]["content"][-1]
+    assert last["cache_control"] == {"type": "ephemeral"}  # the client's newest breakpoint

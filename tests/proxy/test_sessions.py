@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold._proxy._config import open_store
-from contextfold._proxy._sessions import Sessions, Turn
+from contextfold._proxy._scan import scan
+from contextfold._proxy._sessions import Sessions, Turn, fixed_of
 from contextfold._proxy._wire import ENDPOINTS
 
 CHAT = ENDPOINTS["/v1/chat/completions"]
@@ -121,3 +122,82 @@ def test_idle_sessions_expire(tmp_path: Path) -> None:
     time.sleep(0.3)
     later = _turn(sessions, items + _exchange(1, 5))
     assert later.live.meta.sid != first.live.meta.sid
+
+
+def test_items_refused_midway_leave_the_session_as_last_saved(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = START + _exchange(0, 5)
+    _turn(sessions, items)
+    call, result = _exchange(1, 5)
+    with pytest.raises(cf.InvalidConversation):  # the call goes in, then the role fails
+        _turn(sessions, [*items, call, {"role": "narrator", "content": "?"}])
+    again = _turn(sessions, [*items, call, result])
+    assert again.view == [*items, call, result]
+
+
+def _parts(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items with each text content as one content part (as marking clients send it)."""
+    return [
+        {**i, "content": [{"type": "text", "text": i["content"]}]} if i["content"] else i
+        for i in items
+    ]
+
+
+def _marked(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` with a cache mark on its last content part."""
+    *parts, last = item["content"]
+    return {**item, "content": [*parts, {**last, "cache_control": {"type": "ephemeral"}}]}
+
+
+def test_a_cache_mark_that_moves_to_the_newest_item_continues_the_session(
+    tmp_path: Path,
+) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = _parts(START + _exchange(0, 5))
+    first = _turn(sessions, [*items[:-1], _marked(items[-1])])
+    items += _parts(_exchange(1, 5))
+    second = _turn(sessions, [*items[:-1], _marked(items[-1])])  # the mark moved on
+    assert second.live.meta.sid == first.live.meta.sid
+    assert "cache_control" not in json.dumps(second.live.manager.view())  # held unmarked
+    assert second.marks == ((1, _marked(items[-1])),)
+
+
+def test_conversations_that_share_their_start_and_a_reply_never_mix(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    start = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+    _turn(sessions, start)  # two users open the same way: one session holds both starts
+    _turn(sessions, start)
+    mine = {"role": "assistant", "content": "Your balance is 1,204.55 EUR."}
+    theirs = {"role": "assistant", "content": "Hello! How can I help?"}
+    thanks = {"role": "user", "content": "thanks"}
+    _turn(sessions, [*start, mine, thanks])
+    other = _turn(sessions, [*start, theirs, thanks])
+    assert other.view == [*start, theirs, thanks]
+    assert "1,204.55" not in json.dumps(other.live.manager.view())
+
+
+def test_a_mark_that_stays_on_an_older_item_is_kept_past_a_known_prefix(
+    tmp_path: Path,
+) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    items = _parts(START + _exchange(0, 200))
+    items[1] = _marked(items[1])  # the client marks its task once and for all
+
+    def send(items: list[dict[str, Any]], known_prefix: bool) -> Turn:
+        raw = json.dumps({"model": "gpt-4o", "messages": items, "max_tokens": 256}).encode()
+        known = sessions.known(raw, CHAT, None)
+        assert (known is not None) is known_prefix
+        if known is not None:
+            resumed = sessions.resume(known, BUDGET)
+            assert resumed is not None
+            return resumed
+        scanned = scan(raw, "messages")
+        turn = sessions.turn(CHAT, scanned.body, items, BUDGET, None)
+        assert scanned.end is not None
+        sessions.remember(turn.live, raw[: scanned.end], scanned.head, fixed_of(scanned.body, CHAT))
+        return turn
+
+    send(items, known_prefix=False)
+    items += _parts(_exchange(1, 20))
+    turn = send(items, known_prefix=True)  # read past the first body's bytes: new items only
+    assert (len(items) - 1, items[1]) in turn.marks

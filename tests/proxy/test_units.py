@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import gzip
 import json
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold._cli._serve import _window
 from contextfold._proxy import GC_THRESHOLDS, Config, _recall, _sse, served_app
 from contextfold._proxy._budgets import budget_for, window_for
+from contextfold._proxy._marks import marks_of, remarked, unmarked
+from contextfold._proxy._upstream import decoded
 
 from . import replies
 
@@ -30,6 +35,23 @@ def test_window_precedence_header_override_table_default() -> None:
     assert window_for("unknown", overrides, None) is None
     assert window_for("gpt-4o", overrides, None, header="4096") == 4_096
     assert window_for("gpt-4o", overrides, None, header="lots") == 128_000
+
+
+@pytest.mark.parametrize(
+    ("model", "window"),
+    [
+        ("gpt-4-0613", 8_192),
+        ("gpt-4-1106-preview", 128_000),  # GPT-4 Turbo previews, not the 8k GPT-4
+        ("gpt-4-0125-preview", 128_000),
+        ("gpt-4-vision-preview", 128_000),
+        ("o1-preview-2024-09-12", 128_000),  # not o1's 200k: the provider refuses past 128k
+        ("gpt-5-chat-latest", 128_000),  # not gpt-5's 400k
+        ("chatgpt-4o-latest", 128_000),
+        ("gpt-5-2025-08-07", 400_000),
+    ],
+)
+def test_a_dated_or_suffixed_name_gets_its_models_window(model: str, window: int) -> None:
+    assert window_for(model, {}, None) == window
 
 
 def test_budget_is_the_window_minus_the_output_limit() -> None:
@@ -115,3 +137,70 @@ def test_a_serving_process_freezes_its_start_and_collects_less_often(tmp_path: P
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+@given(body=st.binary(max_size=2_000), limit=st.integers(1, 3_000))
+def test_a_compressed_body_is_read_inflated_within_the_limit(body: bytes, limit: int) -> None:
+    fits = body if len(body) <= limit else None
+    assert decoded(gzip.compress(body), "gzip", limit) == fits
+    assert decoded(zlib.compress(body), "deflate", limit) == fits
+    assert decoded(body, None, limit) == body  # no encoding: as it came, whatever its size
+    assert decoded(gzip.compress(body)[:-4], "gzip", 10_000) is None  # cut short
+    assert decoded(gzip.compress(body), "br", 10_000) is None  # not one we read
+
+
+_MARK: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
+    [{}, {"cache_control": {"type": "ephemeral"}}]
+)
+_TEXT = st.builds(lambda t, m: {"type": "text", "text": t, **m}, st.text(max_size=3), _MARK)
+_PART = (
+    _TEXT
+    | st.builds(lambda c, m: {"type": "tool_result", "content": c, **m}, st.lists(_TEXT), _MARK)
+    | st.builds(
+        lambda m: {"type": "tool_use", "input": {"cache_control": "the model's data"}, **m}, _MARK
+    )
+)
+_ITEM = st.builds(
+    lambda c, m: {"role": "user", "content": c, **m}, st.text() | st.lists(_PART), _MARK
+)
+
+
+@given(items=st.lists(_ITEM, max_size=6))
+def test_items_are_held_unmarked_and_sent_with_their_marks(items: list[Any]) -> None:
+    plain = [unmarked(item) for item in items]
+    text = json.dumps(plain)
+    assert text.count('"cache_control"') == text.count('"cache_control": "the model')  # input kept
+    assert [unmarked(item) for item in plain] == plain  # nothing left to take off
+    assert remarked(plain, marks_of(items, plain)) == items
+
+
+_DENSE = (
+    "数据库连接在凌晨三点失败，重试三次后恢复。" * 200,  # CJK: about a token a character
+    "".join(f"{n * 7919 % 100_003:05d}," for n in range(2_000)),  # numbers
+    "f1:0000  value_f1_0 = compute(alpha=0, beta='f1')  # keep\n" * 120,
+)
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic"])
+@given(text=st.sampled_from(_DENSE), room=st.integers(300, 4_000))
+@example(text=_DENSE[0], room=3_532)  # the whole text is shorter than the first page
+def test_a_recall_answer_fits_its_room_however_dense_the_text(
+    fmt: cf.Format, text: str, room: int
+) -> None:
+    archive = cf.Archive()
+    call = (cf.RECALL_TOOL_NAME, {"ref": archive.put(text), "offset": None, "limit": None})
+    body = replies.answer(fmt, {"model": "m"}, call, 3, 10, stream=False)
+    added = _recall.answer(fmt, body, archive, room, model="claude-sonnet-4-6")
+    assert cf.count_tokens(added, "claude-sonnet-4-6", format=fmt) <= room
+    assert "recalled, chars 0-" in json.dumps(added, ensure_ascii=False)  # a page, not nothing
+
+
+def test_a_marked_item_gets_its_mark_wherever_the_compacted_view_holds_it() -> None:
+    block = {"type": "text", "text": "the task"}
+    task = {"role": "user", "content": [block]}
+    marked = {"role": "user", "content": [{**block, "cache_control": {"type": "x"}}]}
+    later = [{"role": "user", "content": f"turn {n}"} for n in range(5)]
+    view = [{"role": "system", "content": "s"}, task, {"role": "user", "content": "[summary]"}]
+    view += later[-2:]  # the view folded three of the items that came after the task
+    assert remarked(view, ((6, marked),)) == [*view[:1], marked, *view[2:]]
+    assert remarked(view, ((6, {**marked, "role": "other"}),)) == view  # not in the view

@@ -11,6 +11,7 @@ It records what it saw (never logging anything).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import socket
@@ -30,6 +31,8 @@ FORMATS = {
     "/v1/responses": "openai-responses",
     "/v1/messages": "anthropic",
 }
+COOKIES = ("__cf_bm=abc; path=/; HttpOnly", "_cfuvid=def; path=/; HttpOnly")
+"""The cookies every answer sets, in two `set-cookie` headers."""
 _REF = re.compile(r"(?<![0-9a-z])(r[0-9a-f]{10})(?![0-9a-f])")
 
 
@@ -86,8 +89,8 @@ class Upstream:
                 self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
             return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
-        problems = cf.validate(body, fmt)
-        tokens = cf.count_tokens(body, model, format=fmt)
+        problems = cf.validate(body, fmt) + replies.breakpoint_problems(fmt, raw)
+        tokens = 0 if problems else cf.count_tokens(body, model, format=fmt)
         window = self.windows.get(model, 128_000)
         limit = window - replies.max_output(body, fmt)
         items = body.get("input" if fmt == "openai-responses" else "messages")
@@ -136,58 +139,83 @@ class Upstream:
                         self.recall_answers.append((text, error))
 
 
-def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def _get(path: str) -> tuple[int, Any]:
+    """The models list, and a stored response's events (`GET /v1/responses/ID?stream=true`,
+    as a background response is streamed again), each of its three text deltas alone."""
+    if path.startswith("/v1/models"):
+        return 200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]}
+    if path.startswith("/v1/responses/") and path.endswith("?stream=true"):
+        return 200, [replies.responses_text_event(piece, n) for n, piece in enumerate("abc")]
+    return 404, {"error": {"message": "not found", "type": "not_found"}}
 
-        def setup(self) -> None:
-            super().setup()  # headers and body go out in separate writes: no Nagle delay
-            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, answer = upstream.handle(self.path.split("?")[0], headers, raw)
-            if isinstance(answer, list):
-                self._stream(answer)
-            else:
-                self._send(status, answer)
+def _cookies(handler: BaseHTTPRequestHandler) -> None:
+    for cookie in COOKIES:  # as the providers' edge sends them: one header each
+        handler.send_header("set-cookie", cookie)
 
-        def do_GET(self) -> None:
-            if self.path.startswith("/v1/models"):
-                self._send(200, {"object": "list", "data": [{"id": "gpt-4o", "object": "model"}]})
-            else:
-                self._send(404, {"error": {"message": "not found", "type": "not_found"}})
 
-        def _send(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("x-upstream", "test")
-            self.end_headers()
-            self.wfile.write(data)
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    upstream: Upstream
+    """Set on the subclass `serve` makes for one server."""
 
-        def _stream(self, events: list[bytes]) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            for event in events:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-                self.wfile.flush()
-                time.sleep(upstream.delay)
-            self.wfile.write(b"0\r\n\r\n")
+    def setup(self) -> None:
+        super().setup()  # headers and body go out in separate writes: no Nagle delay
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def log_message(self, *args: object) -> None:
-            return
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if headers.get("content-encoding") == "gzip":  # read as a provider's edge reads it
+            raw = gzip.decompress(raw)
+        self._answer(*self.upstream.handle(self.path.split("?")[0], headers, raw))
 
-    return Handler
+    def do_GET(self) -> None:
+        self._answer(*_get(self.path))
+
+    def do_OPTIONS(self) -> None:  # a browser's CORS preflight, answered as the providers do
+        self.send_response(204)
+        self.send_header("access-control-allow-origin", self.headers.get("origin", "*"))
+        self.send_header("access-control-allow-methods", "GET, POST, OPTIONS")
+        self.end_headers()
+
+    def _answer(self, status: int, answer: Any) -> None:
+        """A body, or a list of events to stream."""
+        if isinstance(answer, list):
+            self._stream(answer)
+        else:
+            self._send(status, answer)
+
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-upstream", "test")
+        _cookies(self)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, events: list[bytes]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        _cookies(self)
+        self.end_headers()
+        for event in events:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+            time.sleep(self.upstream.delay)
+        self.wfile.write(b"0\r\n\r\n")
+
+    def log_message(self, *args: object) -> None:
+        return
 
 
 def serve(upstream: Upstream) -> Iterator[Upstream]:
     """Run `upstream` on a free port of 127.0.0.1 until the generator closes."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
+    handler = type("Handler", (_Handler,), {"upstream": upstream})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -12,6 +12,7 @@ Rules:
    type and message, never headers or bodies: a request is never dropped.
 4. With `token` set, a request without it in `x-contextfold-token` gets 401 in its
    provider's error shape. The token is compared in constant time and never forwarded.
+   A CORS preflight (OPTIONS) needs none: browsers send it without the request's headers.
 """
 
 from __future__ import annotations
@@ -35,14 +36,26 @@ import contextfold as cf
 from . import _relay
 from ._budgets import WINDOW_HEADER, budget_for, window_for
 from ._config import Config, open_store
+from ._marks import remarked
 from ._metrics import Metrics
 from ._scan import scan
 from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
-from ._upstream import UPSTREAM_ERRORS, Upstreams, client, request_headers, send
+from ._upstream import (
+    UPSTREAM_ERRORS,
+    Upstreams,
+    client,
+    decoded,
+    is_anthropic,
+    request_headers,
+    send,
+    without_encoding,
+)
 from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
+_FORWARDED: Final = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+"""Every method (rule 1): OPTIONS is a browser's CORS preflight, the provider's to answer."""
 
 
 class TooLarge(Exception):
@@ -97,17 +110,25 @@ class Proxy:
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw
+        encoding = request.headers.get("content-encoding")
+        plain = decoded(raw, encoding, self.config.max_body)
         try:
-            body = json.loads(raw)
+            if plain is None:
+                raise ValueError(f"cannot read a body with content-encoding {encoding!r}")
+            body = json.loads(plain)
             model = body.get("model") if isinstance(body, dict) else None
+            if model is not None and not isinstance(model, str):
+                raise ValueError(f"model: expected a string, got {type(model).__name__}")
             total = cf.count_tokens(body, model, format="anthropic")
         except (ValueError, cf.ContextFoldError) as exc:
             return _error(endpoint, 400, "invalid_request_error", str(exc))
         return JSONResponse({"input_tokens": total})
 
     async def forward(self, request: Request) -> Response:
-        """Every other path, method and body: upstream unchanged (rule 1)."""
-        endpoint = ENDPOINTS["/v1/chat/completions"]
+        """Every other path, method and body: upstream unchanged (rule 1); the proxy's own
+        errors in the shape of the provider the request is for."""
+        anthropic = is_anthropic(request.url.path, request.headers)
+        endpoint = ENDPOINTS["/v1/messages" if anthropic else "/v1/chat/completions"]
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw
@@ -115,12 +136,11 @@ class Proxy:
         headers = request_headers(request.headers.items())
         try:
             answer = await send(self.http(), request.method, url, headers, raw)
-            async with answer:
-                content = await answer.read()
+            relayed = await _relay.forwarded(answer, request.method)
         except UPSTREAM_ERRORS as exc:
             return _unreachable(endpoint, exc)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
-        return _relay.relay(answer, content)
+        return relayed
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "sessions": len(self.sessions)})
@@ -137,12 +157,16 @@ class Proxy:
         url = self.upstreams.url(request.url.path, request.url.query, request.headers)
         out = _relay.Outgoing(url, request_headers(request.headers.items()), raw)
         path = request.url.path
+        plain = decoded(raw, request.headers.get("content-encoding"), self.config.max_body)
+        if plain is None:  # an encoding we do not read (`_upstream` rule 5)
+            self.metrics.requests.labels(path, "forwarded").inc()
+            return out, None
         try:
-            body, turn = self._turn(request.headers, endpoint, raw)
+            body, turn = self._turn(request.headers, endpoint, plain)
         except Exception as exc:  # rule 3: never drop a request over our own failure
             log.warning("compaction failed, forwarding as sent: %s: %s", type(exc).__name__, exc)
             self.metrics.requests.labels(path, "failed").inc()
-            return out, _loads(raw)
+            return out, _loads(plain)
         if turn is None or not turn.live.meta.folded:
             self.metrics.requests.labels(path, "forwarded").inc()
             return out, body
@@ -202,8 +226,10 @@ class Proxy:
             data.pop("system", None)
             if system is not None:
                 data["system"] = system
-        out.content = splice(data, endpoint.items, turn.live.encoder.items(turn.view))
-        data[endpoint.items] = turn.view
+        view = remarked(turn.view, turn.marks)
+        out.content = splice(data, endpoint.items, turn.live.encoder.items(view))
+        out.headers = without_encoding(out.headers)
+        data[endpoint.items] = view
         model = data.get("model")
         out.rounds = _relay.Rounds(
             endpoint.format,
@@ -250,7 +276,7 @@ class Proxy:
     def _refused(self, request: Request, endpoint: Endpoint) -> Response | None:
         """Rule 4."""
         token = self.config.token
-        if token is None:
+        if token is None or request.method == "OPTIONS":  # a preflight carries no headers
             return None
         given = request.headers.get(TOKEN_HEADER, "")
         if hmac.compare_digest(given.encode(), token.encode()):
@@ -298,7 +324,7 @@ def create_app(config: Config) -> Starlette:
         Route("/v1/messages/count_tokens", proxy.count_tokens, methods=["POST"]),
         Route("/healthz", proxy.healthz, methods=["GET"]),
         Route("/metrics", proxy.metrics_text, methods=["GET"]),
-        Route("/{path:path}", proxy.forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/{path:path}", proxy.forward, methods=_FORWARDED),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.proxy = proxy

@@ -5,7 +5,10 @@ Rules:
    round: the proxy appends the assistant's turn and one tool result per call to the
    request, answered from the archive with `cf.answer_recall`, and asks again.
 2. Each answer is cut to the room the window has left (a recalled page states where it
-   stops, so the model can ask for the rest); with no room left the answer says so.
+   stops, so the model can ask for the rest); with no room left the answer says so. Pages
+   are sized at `_CHARS_PER_TOKEN`, then the round is measured with the model's counter
+   and its pages cut again while it does not fit: dense text (CJK, numbers) runs under
+   two characters a token.
 3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
    in an answer beside other tool calls are removed before the client sees it.
 """
@@ -21,6 +24,8 @@ import contextfold as cf
 _CHARS_PER_TOKEN: Final = 2
 """Conservative: recalled code and JSON run at 2.5-4 characters a token."""
 _MIN_ROOM: Final = 64
+_TRIES: Final = 4
+"""Times a round's pages are measured and cut before it answers that there is no room."""
 _RESERVE: Final = 128
 """Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
 _NO_CHOICE: Final[Mapping[str, object]] = {
@@ -85,38 +90,56 @@ def _result(format: cf.Format, call_id: str, text: str, error: bool) -> object:
 
 
 def answer(
-    format: cf.Format, response: Mapping[str, Any], archive: cf.Archive, room: int
+    format: cf.Format,
+    response: Mapping[str, Any],
+    archive: cf.Archive,
+    room: int,
+    *,
+    model: str | None = None,
 ) -> list[object]:
-    """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens."""
+    """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens
+    as `model` counts them."""
     calls = _calls(format, response)
     share = (room - _RESERVE) // max(1, len(calls))
-    results = [_answer(format, call_id, args, archive, share) for call_id, _, args in calls]
-    if format == "anthropic":
-        return [*_assistant(format, response), {"role": "user", "content": results}]
-    return [*_assistant(format, response), *results]
+    limit = share * _CHARS_PER_TOKEN
+    for _ in range(_TRIES):
+        pages = [
+            _answer(format, call_id, args, archive, room=share, limit=limit)
+            for call_id, _, args in calls
+        ]
+        results = [result for result, _ in pages]
+        if format == "anthropic":
+            results = [{"role": "user", "content": results}]
+        added = [*_assistant(format, response), *results]
+        used = cf.count_tokens(added, model, format=format)
+        if used <= room or share < _MIN_ROOM:
+            return added
+        longest = max(size for _, size in pages)
+        limit = min(limit, longest) * room // used * 9 // 10
+    return answer(format, response, archive, 0, model=model)
 
 
 def _answer(
-    format: cf.Format, call_id: str, args: object, archive: cf.Archive, room: int
-) -> object:
+    format: cf.Format, call_id: str, args: object, archive: cf.Archive, *, room: int, limit: int
+) -> tuple[object, int]:
+    """One call's tool result, a page of at most `limit` characters, and its length."""
     if room < _MIN_ROOM:
         text = (
             f"{cf.RECALL_TOOL_NAME}: the context window has no room left for recalled text; "
             "answer with what the conversation already holds."
         )
-        return _result(format, call_id, text, True)
+        return _result(format, call_id, text, True), 0
     if isinstance(args, str):
         try:
             args = json.loads(args)
         except ValueError:
             args = {}
-    limit = room * _CHARS_PER_TOKEN
     if isinstance(args, dict):
         given = args.get("limit")
         fits = isinstance(given, int) and not isinstance(given, bool) and 0 < given < limit
-        args = {**args, "limit": given if fits else limit}
+        args = {**args, "limit": given if fits else max(1, limit)}
     text, error = cf.answer_recall(archive, args if isinstance(args, dict) else {})
-    return _result(format, call_id, text, error)
+    return _result(format, call_id, text, error), len(text)
 
 
 def last_round(format: cf.Format, body: dict[str, Any]) -> dict[str, Any]:

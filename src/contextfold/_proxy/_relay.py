@@ -48,7 +48,7 @@ class Rounds:
 
     def next_body(self, response: dict[str, Any]) -> bytes:
         """The request after answering `response`'s recall calls (`_recall` rules 1-3)."""
-        added = _recall.answer(self.format, response, self.archive, self.room)
+        added = _recall.answer(self.format, response, self.archive, self.room, model=self.model)
         self.room -= cf.count_tokens(added, self.model, format=self.format)
         self.done += 1
         body = {**self.body, self.key: [*self.body[self.key], *added]}
@@ -70,12 +70,14 @@ async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metric
     """A non-streaming request and its answer (rules 1, 2, 4)."""
     while True:
         answer = await send(client, "POST", out.url, out.headers, out.content)
-        async with answer:
-            content = await answer.read()
         metrics.upstream.labels(str(answer.status)).inc()
         rounds = out.rounds
-        data = _json(content) if rounds is not None and answer.status == 200 else None
-        if rounds is None or data is None:
+        if rounds is None:
+            return await forwarded(answer, "POST")
+        async with answer:
+            content = await answer.read()
+        data = _json(content) if answer.status == 200 else None
+        if data is None:
             return relay(answer, content)
         if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
             started = time.perf_counter()
@@ -85,8 +87,7 @@ async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metric
             continue
         if _recall.has_recall(rounds.format, data):
             stripped = _recall.strip(rounds.format, data)
-            headers = response_headers(answer)
-            return Response(json.dumps(stripped), answer.status, headers)
+            return relay(answer, json.dumps(stripped).encode())
         return relay(answer, content)
 
 
@@ -98,8 +99,25 @@ def _json(content: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+async def forwarded(answer: aiohttp.ClientResponse, method: str) -> Response:
+    """An answer as it is (rule 1): read whole when it states its length (or has no
+    body), else relayed as it arrives (an event stream, a long JSON Lines download)."""
+    sized = answer.content_length is not None or answer.status in (204, 304)
+    if sized or method == "HEAD":
+        async with answer:
+            return relay(answer, await answer.read())
+    return _headed(StreamingResponse(_plain(answer), answer.status), answer)
+
+
 def relay(answer: aiohttp.ClientResponse, content: bytes) -> Response:
-    return Response(content, answer.status, response_headers(answer))
+    """`content` as the answer's body, with the answer's status and headers."""
+    return _headed(Response(content, answer.status), answer)
+
+
+def _headed(response: Response, answer: aiohttp.ClientResponse) -> Response:
+    """`response` carrying the upstream answer's headers, repeated ones included."""
+    response.raw_headers.extend(response_headers(answer))
+    return response
 
 
 async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
@@ -109,10 +127,9 @@ async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics)
     if first.status != 200:
         async with first:
             return relay(first, await first.read())
-    headers = response_headers(first)
     if out.rounds is None:
-        return StreamingResponse(_plain(first), 200, headers)
-    return StreamingResponse(_rounds(client, out, first, metrics), 200, headers)
+        return _headed(StreamingResponse(_plain(first), 200), first)
+    return _headed(StreamingResponse(_rounds(client, out, first, metrics), 200), first)
 
 
 async def _plain(answer: aiohttp.ClientResponse) -> AsyncIterator[bytes]:

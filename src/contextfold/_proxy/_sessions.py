@@ -3,12 +3,13 @@
 Rules:
 1. A request continues a session when its items extend the ones the session holds: the
    same root (endpoint, model, system prompt, first two items), at least as many items,
-   and the items where the session ended and at its anchor (`anchor`: a fixed item in
-   the first half of the history) have the digests the session kept. Only those digests
-   are computed, so matching costs O(1) items, not O(history); a client that rewrites
-   other items of its own history is not noticed (its session keeps the items it was
-   sent). With an
-   `x-contextfold-session` header the session is named by the client instead; a named
+   the item at its anchor (`anchor`: a fixed item in the first half of the history) with
+   the digest the session kept, and its first items, as many as the session holds, with
+   the session's chain digest (`chained`: every item in order). So two conversations
+   that open alike and later say the same thing at the same place never share a session,
+   and a client that rewrites its own history starts a new one. Matching digests every
+   item once (a body read past a known prefix, rule 5, digests only its new ones). With
+   an `x-contextfold-session` header the session is named by the client instead; a named
    session whose items do not continue starts over under that name.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
    starts a new session from the whole body.
@@ -23,6 +24,14 @@ Rules:
    when the root cannot have changed (same endpoint format, model and system prompt, at
    least two items held) and the store still has the version in memory; otherwise
    rules 1-2 decide.
+6. Items are held without the client's cache marks (`_marks` rule 1): they match, and
+   go into the manager, whether or not the client marks them this time. A turn carries
+   the request's marked items as sent; a body read past a known prefix (rule 5) has the
+   marks that prefix had.
+7. A continuing request that fails while its items go in (an item the manager refuses
+   after it took the ones before) leaves the session's manager holding part of it: the
+   session is dropped from memory, so the next request reads it back from the store as
+   the last saved turn left it.
 """
 
 from __future__ import annotations
@@ -31,12 +40,13 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import contextfold as cf
 
+from ._marks import Marks, marks_of, unmarked
 from ._prefixes import Prefixes
 from ._scan import Rest, scan_rest
 from ._store import Meta, SessionStore
@@ -81,6 +91,9 @@ class Live:
     head: dict[str, Any] = field(default_factory=dict)
     """The last body's members before its items."""
     fixed: tuple[object, object] = (None, None)
+    marks: Marks = ()
+    """The last request's marked items (rule 6): a body read past its prefix still has
+    the ones in the prefix."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +116,8 @@ class Turn:
     """Whether this turn compacted the view."""
     tokens: int
     """The view's estimated tokens."""
+    marks: Marks = ()
+    """The request's items the client marked for its cache, as sent (`_marks`)."""
 
 
 class Sessions:
@@ -125,13 +140,28 @@ class Sessions:
         self,
         endpoint: Endpoint,
         body: Mapping[str, object],
+        sent: Sequence[object],
+        budget: int,
+        named: str | None,
+    ) -> Turn:
+        """Find or start the request's session, add its new items and take the view (the
+        session holds them unmarked, rule 6)."""
+        items = [unmarked(item) for item in sent]
+        turn = self._turn(endpoint, body, items, budget, named)
+        turn.live.marks = marks_of(sent, items)
+        return replace(turn, marks=turn.live.marks)
+
+    def _turn(
+        self,
+        endpoint: Endpoint,
+        body: Mapping[str, object],
         items: Sequence[object],
         budget: int,
         named: str | None,
     ) -> Turn:
-        """Find or start the request's session, add its new items and take the view."""
         root = root_of(body, endpoint, items)
-        meta = self._match(root, items, named)
+        chains = _chains(items)
+        meta = self._match(root, items, chains, named)
         live = self._current(meta) if meta is not None else None
         if live is None or meta is None:
             sid = _named_sid(named) if named else "s" + uuid.uuid4().hex
@@ -140,10 +170,7 @@ class Sessions:
             )
         new = list(items[meta.length :])
         _anchors(live, items)
-        live.manager.budget = budget
-        live.manager.extend(new)
-        record = {"items": new, "budget": budget}
-        return self._take(live, len(items), digest(items[-1]), record)
+        return self._add(live, new, budget, len(items), chains[-1])
 
     def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
         """The live session `raw` continues, read past its prefix (rule 5), if any."""
@@ -174,15 +201,15 @@ class Sessions:
         if stored is None or stored.version != live.meta.version:
             return None
         self._live.move_to_end(live.meta.sid)
-        new = known.rest.items
+        new = [unmarked(item) for item in known.rest.items]
         held = live.meta.length
         for offset, item in enumerate(new):
             if _is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
-        live.manager.budget = budget
-        live.manager.extend(new)
-        last = digest(new[-1]) if new else live.meta.last
-        return self._take(live, held + len(new), last, {"items": new, "budget": budget})
+        turn = self._add(live, new, budget, held + len(new), chained(live.meta.last, new))
+        kept = tuple((back + len(new), item) for back, item in live.marks)  # same bytes
+        live.marks = kept + marks_of(known.rest.items, new)
+        return replace(turn, marks=live.marks)
 
     def remember(
         self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
@@ -193,8 +220,10 @@ class Sessions:
         live.prefix, live.head, live.fixed = prefix, head, fixed
         self.prefixes.file(live.meta.sid, prefix)
 
-    def _match(self, root: str, items: Sequence[object], named: str | None) -> Meta | None:
-        """The session this request continues (rule 1)."""
+    def _match(
+        self, root: str, items: Sequence[object], chains: Sequence[str], named: str | None
+    ) -> Meta | None:
+        """The session this request continues (rule 1); `chains[i]` chains `items[:i]`."""
         found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
         best: Meta | None = None
         digests: dict[int, str] = {}
@@ -207,8 +236,7 @@ class Sessions:
         for meta in found:
             if meta is None or meta.root != root or not 0 < meta.length <= len(items):
                 continue
-            ends = at(meta.length - 1) == meta.last
-            if ends and at(anchor(meta.length)) == meta.middle:
+            if chains[meta.length] == meta.last and at(anchor(meta.length)) == meta.middle:
                 best = meta if best is None or meta.length > best.length else best
         return best
 
@@ -254,7 +282,7 @@ class Sessions:
         live = Live(meta, manager, Encoder(), 0, archive)
         _anchors(live, items)
         self._keep(live)
-        return self._take(live, len(items), digest(items[-1]), None)
+        return self._take(live, len(items), chained("", items), None)
 
     def _manager(
         self, endpoint: Endpoint, body: Mapping[str, object], budget: int, archive: cf.Archive
@@ -279,6 +307,19 @@ class Sessions:
             archive=archive,
             policy=self.policy,
         )
+
+    def _add(self, live: Live, new: list[object], budget: int, length: int, last: str) -> Turn:
+        """Add a continuing request's new items and take the turn; on failure the session
+        leaves memory (rule 7)."""
+        try:
+            live.manager.budget = budget
+            live.manager.extend(new)
+            return self._take(live, length, last, {"items": new, "budget": budget})
+        except Exception:
+            if self._live.get(live.meta.sid) is live:
+                del self._live[live.meta.sid]
+                self.prefixes.drop(live.meta.sid)
+            raise
 
     def _take(self, live: Live, length: int, last: str, record: dict[str, object] | None) -> Turn:
         """Take the view and save the turn (rule 4): the session now holds `length`
@@ -331,6 +372,21 @@ def _anchors(live: Live, items: Sequence[object]) -> None:
         if index not in live.anchors:
             live.anchors[index] = digest(items[index])
         index = index * 2 + 1
+
+
+def chained(chain: str, items: Iterable[object]) -> str:
+    """The chain digest of a session holding `chain`'s items and then `items` (rule 1)."""
+    for item in items:
+        chain = digest([chain, digest(item)])
+    return chain
+
+
+def _chains(items: Sequence[object]) -> list[str]:
+    """The chain digest of every prefix of `items`: `[chain of items[:0], ..., of items]`."""
+    chains = [""]
+    for item in items:
+        chains.append(chained(chains[-1], [item]))
+    return chains
 
 
 def _named_sid(name: str) -> str:

@@ -8,15 +8,21 @@ Rules:
 2. Client headers go upstream unchanged (credentials included), except hop-by-hop ones,
    `host`, `content-length`, `accept-encoding` (the proxy reads answers, so it asks for
    `identity`) and the proxy's own `x-contextfold-*`. Answers come back with their
-   status and headers, less hop-by-hop ones and the encoding the client no longer needs.
+   status and headers (a repeated one as often as it came), less hop-by-hop ones and the
+   encoding the client no longer needs.
 3. Credentials are never logged or stored: nothing here keeps headers.
 4. One aiohttp session holds the pooled upstream connections (its C HTTP parser costs a
    fraction of the CPU per request of a pure-Python client, which on a small machine is
    what the proxy's throughput comes down to).
+5. A request body sent with `content-encoding: gzip` (or `deflate`) is read inflated, up
+   to the proxy's size limit; when the proxy sends a body of its own instead, it goes
+   uncompressed, without the header. Any other encoding, broken data or a body that
+   inflates past the limit is not read: it goes upstream as sent.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -41,6 +47,7 @@ _DROP_REQUEST: Final = frozenset(
 _DROP_RESPONSE: Final = frozenset(
     {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"}
 )
+_INFLATED: Final = frozenset({"gzip", "x-gzip", "deflate"})
 PRIVATE: Final = "x-contextfold-"
 UPSTREAM_ERRORS: Final = (aiohttp.ClientError, TimeoutError)
 """What a failed upstream exchange raises (the proxy answers 502)."""
@@ -54,10 +61,14 @@ class Upstreams:
     anthropic: str
 
     def url(self, path: str, query: str, headers: Mapping[str, str]) -> str:
-        anthropic = path.startswith("/v1/messages") or "anthropic-version" in headers
-        base = (self.anthropic if anthropic else self.openai).rstrip("/")
+        base = (self.anthropic if is_anthropic(path, headers) else self.openai).rstrip("/")
         rest = path.removeprefix("/v1") if path.startswith("/v1") else path
         return base + rest + (f"?{query}" if query else "")
+
+
+def is_anthropic(path: str, headers: Mapping[str, str]) -> bool:
+    """Whether a request is for the Anthropic upstream (rule 1)."""
+    return path.startswith("/v1/messages") or "anthropic-version" in headers
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -70,9 +81,36 @@ def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]
     return [*kept, ("accept-encoding", "identity")]
 
 
-def response_headers(response: aiohttp.ClientResponse) -> dict[str, str]:
-    """What goes back to the client of the upstream's headers (rule 2)."""
-    return {k: v for k, v in response.headers.items() if k.lower() not in _DROP_RESPONSE}
+def decoded(raw: bytes, encoding: str | None, limit: int) -> bytes | None:
+    """A request body as the JSON it carries (rule 5): as it came, or inflated; None when
+    it cannot be read that way."""
+    name = (encoding or "identity").strip().lower()
+    if name == "identity":
+        return raw
+    if name not in _INFLATED:
+        return None
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # a gzip or zlib header, either
+    try:
+        plain = inflater.decompress(raw, limit + 1)
+    except zlib.error:
+        return None
+    whole = inflater.eof and not inflater.unused_data and len(plain) <= limit
+    return plain if whole else None
+
+
+def without_encoding(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Request headers for a body the proxy wrote itself (rule 5)."""
+    return [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+
+
+def response_headers(response: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
+    """What goes back to the client of the upstream's headers (rule 2), each as it came
+    (a repeated one, such as `set-cookie`, as often as it came), names in lower case."""
+    return [
+        (name.lower(), value)
+        for name, value in response.raw_headers
+        if name.decode("latin-1").lower() not in _DROP_RESPONSE
+    ]
 
 
 def client(timeout: float) -> aiohttp.ClientSession:
