@@ -57,9 +57,15 @@ def _items(payload: object, problems: list[Problem]) -> tuple[list[object], bool
         problems.append(Problem(None, None, f"expected a list of items or a body, got {kind}"))
         return [], False
     problems.extend(_body_problems(payload))
-    stateful = any(payload.get(key) is not None for key in ("previous_response_id", "conversation"))
     raw = payload.get("input")
-    return (raw if isinstance(raw, list) else []), stateful
+    return (raw if isinstance(raw, list) else []), continues_stored(payload)
+
+
+def continues_stored(payload: object) -> bool:
+    """True for a body continuing a stored response, whose calls the input cannot show."""
+    return isinstance(payload, Mapping) and any(
+        payload.get(key) is not None for key in ("previous_response_id", "conversation")
+    )
 
 
 def _body_problems(body: Mapping[str, object]) -> list[Problem]:

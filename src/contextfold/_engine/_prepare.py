@@ -84,6 +84,7 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
         SHAPES[settings.format],
         archive.put,
         pending_tail=settings.pending_tail,
+        outside_calls=settings.outside_calls,
     )
     units = group_units(fixed.messages) if fixed.notes else fixed.units
     return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))

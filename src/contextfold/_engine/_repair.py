@@ -16,7 +16,8 @@ Rules:
 6. Nothing else changes; every repair is described in a note for the report. What a
    repair cannot fix (empty content, say) is left for validation to reject.
 7. In an agent loop the last exchange may still be waiting for its results; those calls
-   are left alone (`pending_tail`).
+   are left alone (`pending_tail`). A request continuing a stored response answers calls
+   that are not in the messages; such results are left alone too (`outside_calls`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
 """
@@ -60,11 +61,13 @@ def repair(
     archive: Callable[[Message | Part | str], str],
     *,
     pending_tail: bool = False,
+    outside_calls: bool = False,
 ) -> Repaired:
     """Repair dangling calls, stray results and (rule 3) reused ids and result order.
 
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
-    is still waiting for their results.
+    is still waiting for their results. With `outside_calls`, a result with no call
+    before it stays: it answers a call of a stored response (rule 7).
     """
     units, plain = grouped(messages)
     out = Repaired(units=units)
@@ -76,7 +79,7 @@ def repair(
     whole = 0  # messages from here to the unit at hand need no repair: they pass through
     sound_ok = not shape.results_in_user  # results in user turns need their ids checked
     for unit, simple in zip(units, plain, strict=True):
-        if unit.kind is UnitKind.ORPHAN:
+        if unit.kind is UnitKind.ORPHAN and not outside_calls:
             _pass(messages, origins, whole, unit.start, out)
             ref = archive(messages[unit.start])
             out.notes.append(
