@@ -276,7 +276,8 @@ def message_lists(draw: Draw, think: bool = False, min_calls: int = 0) -> list[B
         messages.append({"role": "user", "content": answer})
     if draw(st.integers(0, 4)) == 0:
         messages.append({"role": "assistant", "content": draw(prose)})
-    return within_breakpoints(messages)
+    within_breakpoints(messages)
+    return messages
 
 
 custom_tools = st.builds(
