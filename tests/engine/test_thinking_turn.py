@@ -72,3 +72,18 @@ def test_a_bare_message_list_is_compacted_the_same_way() -> None:
     result = cf.compact(copy.deepcopy(messages), 1_500, format="anthropic")
     assert messages[1] in result.payload
     assert cf.validate({**_body(), "messages": result.payload}, format="anthropic") == []
+
+
+@pytest.mark.parametrize("budget", [3_000, 2_000])
+def test_an_agent_loop_view_keeps_the_opening_thinking(budget: int) -> None:
+    # The proxy's path: a ContextManager fed step by step; each view goes to the API.
+    body = _body()
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    manager = cf.ContextManager(budget, "claude-sonnet-4-5", format="anthropic")
+    for message in messages:
+        manager.extend([message])
+        if message["role"] == "user":
+            view = manager.view()
+            assert cf.validate({**body, "messages": view}, format="anthropic") == []
+    assert messages[1] in view
