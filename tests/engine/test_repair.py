@@ -176,3 +176,14 @@ def test_outputs_answering_a_stored_response_are_kept(state: dict[str, str], bud
         ("function_call_output", "call_tests"),
         ("function_call_output", "call_lint"),
     ]
+
+
+def test_an_output_answering_a_call_behind_an_item_reference_is_kept() -> None:
+    items = [
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"type": "item_reference", "id": "fc_67ab12"},
+        {"type": "function_call_output", "call_id": "call_w1", "output": '{"temp": 18}'},
+    ]
+    result = cf.compact(items, 5_000, format="openai-responses")
+    assert result.report.repaired == ()
+    assert result.payload == items

@@ -25,7 +25,7 @@ from .._messages import Conversation, Message
 from .._validation import Problem
 from . import _anthropic, _openai_chat, _openai_responses
 from ._detect import signals
-from ._openai_responses_validate import continues_stored
+from ._openai_responses_validate import hides_calls
 from ._sdk import to_plain
 
 Format: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic"]
@@ -132,7 +132,7 @@ def validate_plain(plain: object, format: str | None = None) -> list[Problem]:
 
 def answers_outside(plain: object, format: Format) -> bool:
     """Whether results in `plain` may answer calls it does not show (rule 6)."""
-    return format == "openai-responses" and continues_stored(plain)
+    return format == "openai-responses" and hides_calls(plain)
 
 
 def item_count(payload: object) -> int:
