@@ -111,3 +111,20 @@ def test_compaction_keeps_each_hosted_output_with_its_call(budget: int) -> None:
     assert cf.validate(result.payload, format="openai-responses") == []
     for ref in result.report.refs:
         result.recall(ref)
+
+
+@pytest.mark.parametrize("budget", [5_000, 100, 30])
+def test_a_hosted_output_answering_a_stored_response_is_kept(budget: int) -> None:
+    # Its computer_call is in the stored response, not in the input: the API needs it.
+    shot = {"type": "computer_screenshot", "image_url": "data:image/png;base64," + "A" * 3000}
+    output = {"type": "computer_call_output", "call_id": "call_c", "output": shot}
+    body = {
+        "model": "computer-use-preview",
+        "previous_response_id": "resp_68a1",
+        "truncation": "auto",
+        "input": [output, {"role": "user", "content": "Continue with the next form field."}],
+    }
+    result = cf.compact(copy.deepcopy(body), budget, format="openai-responses")
+    items = result.payload["input"]
+    assert isinstance(items, list)
+    assert items[0] == output

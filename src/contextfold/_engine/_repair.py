@@ -5,7 +5,8 @@ Rules:
    placed where the format expects it, next to the message that made the call: its own
    message after the results that follow that message, or, when results travel in user
    messages, inside the result message right after it (a new one if there is none).
-2. A tool result no call asked for is removed from the conversation and archived.
+2. A tool result no call asked for is removed from the conversation and archived (not
+   an Opaque wire item in a tool message: its call may be one the model cannot see).
 3. Where each result message must follow its call's message (OpenAI chat), a result
    that follows another assistant message moves up, next to the call it answers.
 4. Where results travel in user messages (Anthropic), a call id used before is renamed
@@ -30,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._messages import Message, Part, Text, ToolCall, ToolResult
-from .._planning._units import Unit, UnitKind, carries_results, grouped
+from .._planning._units import Unit, UnitKind, carries_results, grouped, holds_result
 from ._shape import Shape, alternation_gaps
 
 MISSING_RESULT = (
@@ -79,7 +80,11 @@ def repair(
     whole = 0  # messages from here to the unit at hand need no repair: they pass through
     sound_ok = not shape.results_in_user  # results in user turns need their ids checked
     for unit, simple in zip(units, plain, strict=True):
-        if unit.kind is UnitKind.ORPHAN and not outside_calls:
+        if (
+            unit.kind is UnitKind.ORPHAN
+            and not outside_calls
+            and holds_result(messages[unit.start])
+        ):
             _pass(messages, origins, whole, unit.start, out)
             ref = archive(messages[unit.start])
             out.notes.append(

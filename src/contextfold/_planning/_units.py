@@ -16,8 +16,8 @@ Rules:
    reported so the engine can repair them; neither is ever split from its unit.
    A tool message that holds no ToolResult (a wire item kept Opaque, such as a Responses
    computer_call_output answering the computer_call item before it) answers a call the
-   model cannot see: it joins the exchange in progress, and elsewhere is a NOTE, never
-   an orphan to remove.
+   model cannot see: it joins the exchange in progress; elsewhere it is an ORPHAN that
+   `holds_result` tells repair not to remove (it may answer a stored response's call).
 6. Any other message (a system note mid-conversation) is a NOTE.
 7. `grouped` also tells which exchanges are plain: one assistant message whose calls the
    rest answer exactly, each once, with no result left over (what repair passes through
@@ -119,7 +119,7 @@ def grouped(messages: Sequence[Message]) -> tuple[list[Unit], list[bool]]:
             unit = Unit(UnitKind.BRIDGE, i, i + 1)
         elif message.role == "assistant":
             unit, simple = _exchange(messages, i)
-        elif carries_results(message) and _holds_result(message):
+        elif carries_results(message):
             unit = Unit(UnitKind.ORPHAN, i, i + 1)
         elif message.role == "user":
             unit = Unit(UnitKind.USER, i, i + 1)
@@ -167,7 +167,7 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
                     unanswered += 1
         elif role == "tool" or carries_results(message):
             answered, left = _answers(message, pending)
-            if not answered and _holds_result(message):
+            if not answered and holds_result(message):
                 break
             answered_any = True
             unanswered -= answered
@@ -181,7 +181,7 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
     return Unit(UnitKind.EXCHANGE, start, i, dangling), False
 
 
-def _holds_result(message: Message) -> bool:
+def holds_result(message: Message) -> bool:
     """False for a tool message of Opaque wire items only (rule 5)."""
     return message.role != "tool" or any(isinstance(p, ToolResult) for p in message.parts)
 
