@@ -33,7 +33,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from ._adapters import Format, item_count, parse_plain, parse_rendered, render, validate_plain
+from ._adapters import (
+    Format,
+    answers_outside,
+    item_count,
+    parse_plain,
+    parse_rendered,
+    render,
+    validate_plain,
+)
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._collector import pausing
@@ -129,6 +137,7 @@ def _job(
         tokens,
         counter_name(tokens),
         overhead,
+        outside_calls=answers_outside(plain, fmt),
         whole_spans=reads_whole_spans(chosen),
     )
     items = len(conversation.messages) - offset

@@ -276,6 +276,7 @@ def message_lists(draw: Draw, think: bool = False, min_calls: int = 0) -> list[B
         messages.append({"role": "user", "content": answer})
     if draw(st.integers(0, 4)) == 0:
         messages.append({"role": "assistant", "content": draw(prose)})
+    within_breakpoints(messages)
     return messages
 
 
@@ -318,6 +319,7 @@ def bodies(draw: Draw, min_calls: int = 0) -> Block:
         body["tools"] = tools
     if think:
         body["thinking"] = {"type": "enabled", "budget_tokens": 2048}
+    within_breakpoints(body)
     body.update(
         draw(
             st.dictionaries(
@@ -326,6 +328,22 @@ def bodies(draw: Draw, min_calls: int = 0) -> Block:
         )
     )
     return body
+
+
+def within_breakpoints(payload: Any, seen: list[int] | None = None) -> Any:
+    """`payload` with `cache_control` removed past the API's 4th breakpoint (in place)."""
+    seen = [0] if seen is None else seen
+    if isinstance(payload, list):
+        for item in payload:
+            within_breakpoints(item, seen)
+    elif isinstance(payload, dict):
+        if payload.get("cache_control") is not None:
+            seen[0] += 1
+            if seen[0] > 4:
+                del payload["cache_control"]
+        for value in payload.values():
+            within_breakpoints(value, seen)
+    return payload
 
 
 def payloads(min_calls: int = 0) -> st.SearchStrategy[Json]:

@@ -309,8 +309,9 @@ def broken_inputs(draw: st.DrawFn) -> tuple[list[Item], int, str]:
         found = [i for i, it in enumerate(items) if it.get("type") == call]
         at = next(i for i in found if items[i]["call_id"] == dropped["call_id"])
         return items, at, "No tool output found"
-    if mutation == "orphan":
-        at = draw(st.integers(0, len(items)))
+    if mutation == "orphan":  # before any item_reference, which may stand for its call
+        refs = [i for i, item in enumerate(items) if item.get("type") == "item_reference"]
+        at = draw(st.integers(0, refs[0] if refs else len(items)))
         items.insert(at, draw(function_outputs("call_orphan")))
         return items, at, "no earlier unanswered"
     if mutation == "reasoning_last":

@@ -249,6 +249,28 @@ def test_validate_reports_each_rule_at_its_place(
     assert where(validate(payload)) == expected
 
 
+def test_at_most_four_cache_breakpoints_in_a_request() -> None:
+    # API: "A maximum of 4 blocks with cache_control may be provided. Found 5." Breakpoints
+    # count wherever they sit: tools, system blocks, message blocks, tool_result content.
+    mark = {"cache_control": {"type": "ephemeral"}}
+    body: dict[str, Any] = {
+        "model": "m",
+        "max_tokens": 9,
+        "tools": [{"name": "f", "input_schema": {"type": "object"}, **mark}],
+        "system": [{"type": "text", "text": "be brief", **mark}],
+        "messages": [
+            user([text("read it"), {**text("the file"), **mark}]),
+            assistant([use("t1")]),
+            user([{**result("t1", "x"), "content": [{**text("file body"), **mark}]}]),
+        ],
+    }
+    assert validate(body) == []  # four
+    body["messages"][2]["content"][0].update(mark)
+    assert where(validate(body)) == {(None, "cache_control")}
+    body["messages"][2]["content"][0]["cache_control"] = None  # null is no breakpoint
+    assert validate(body) == []
+
+
 def test_validate_with_thinking_enabled_needs_thinking_on_the_turn_in_progress() -> None:
     messages = [
         user("go"),

@@ -168,6 +168,16 @@ def test_malformed_messages(messages: list[Any], expected: Where) -> None:
     assert where(validate(messages)) == expected
 
 
+def test_an_assistant_turn_given_back_as_its_audio_id_needs_no_content() -> None:
+    # The audio guide's multi-turn pattern: the model's spoken answer is sent back by its
+    # audio id alone (the API reads the audio and its transcript from that id).
+    spoken = {"role": "assistant", "audio": {"id": "audio_6823c1a2f0e08190"}}
+    messages = [USER, spoken, {"role": "user", "content": "Why is that?"}]
+    assert validate(messages) == []
+    assert where(validate([USER, {**spoken, "audio": None}])) == {(1, "content")}
+    assert where(validate([USER, {**spoken, "audio": {"id": 3}}])) == {(1, "audio"), (1, "content")}
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [

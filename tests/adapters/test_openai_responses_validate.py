@@ -68,6 +68,14 @@ def test_outputs_may_answer_a_stored_response() -> None:
     assert validate({"conversation": "conv_1", "input": [output("a")]}) == []
 
 
+def test_outputs_may_answer_a_call_behind_an_item_reference() -> None:
+    # A stored function_call sent back by reference: its call_id is not in the input.
+    items = [USER, {"type": "item_reference", "id": "fc_67ab12"}, output("a")]
+    assert validate(items) == []
+    assert validate([USER, {"id": "fc_67ab12"}, output("a")]) == []  # the type may be left out
+    assert where(validate([USER, output("a"), items[1]])) == [(1, "call_id")]  # before it
+
+
 @pytest.mark.parametrize(
     ("items", "index"),
     [

@@ -148,3 +148,42 @@ def test_sound_exchanges_skip_the_repair_they_do_not_need(
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(repair_module, "grouped", tangled)
         assert run() == fast
+
+
+@pytest.mark.parametrize(
+    "state", [{"previous_response_id": "resp_68a1"}, {"conversation": "conv_68a1"}]
+)
+@pytest.mark.parametrize("budget", [10_000, 300, 60])
+def test_outputs_answering_a_stored_response_are_kept(state: dict[str, str], budget: int) -> None:
+    # A Responses body continuing a stored response sends the outputs of that response's
+    # calls, which are not in `input`: they are not strays (the API needs every one).
+    log = "".join(f"test_{i} passed in 0.{i:02d}s\n" for i in range(60))
+    outputs = [
+        {"type": "function_call_output", "call_id": "call_tests", "output": log},
+        {"type": "function_call_output", "call_id": "call_lint", "output": "clean"},
+    ]
+    body: dict[str, object] = {
+        "model": "o4-mini",
+        **state,
+        "input": [*outputs, {"role": "user", "content": "next?"}],
+    }
+    assert cf.validate(body, format="openai-responses") == []
+    result = cf.compact(body, budget, format="openai-responses")
+    items = result.payload["input"]
+    assert isinstance(items, list)
+    assert result.report.repaired == ()
+    assert [(i.get("type"), i.get("call_id")) for i in items[:2]] == [
+        ("function_call_output", "call_tests"),
+        ("function_call_output", "call_lint"),
+    ]
+
+
+def test_an_output_answering_a_call_behind_an_item_reference_is_kept() -> None:
+    items = [
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {"type": "item_reference", "id": "fc_67ab12"},
+        {"type": "function_call_output", "call_id": "call_w1", "output": '{"temp": 18}'},
+    ]
+    result = cf.compact(items, 5_000, format="openai-responses")
+    assert result.report.repaired == ()
+    assert result.payload == items

@@ -5,7 +5,17 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold import Card, Marker, Message, Reasoning, Summary, Text, ToolCall, ToolResult
+from contextfold import (
+    Card,
+    Marker,
+    Message,
+    Opaque,
+    Reasoning,
+    Summary,
+    Text,
+    ToolCall,
+    ToolResult,
+)
 from contextfold._messages import BRIDGE_NOTE
 from contextfold._planning._units import UnitKind, group_units, grouped
 
@@ -82,6 +92,32 @@ def test_dangling_and_orphans_are_reported() -> None:
         UnitKind.USER,
     ]
     assert units[2].dangling == ("b",)
+
+
+def test_opaque_outputs_stay_with_the_opaque_calls_before_them() -> None:
+    # Responses hosted tools (computer_call, shell_call, mcp approval ...) parse as Opaque
+    # items; their outputs are "tool" messages with no ToolResult, answering the call item
+    # right before them. They are part of that exchange, not orphans to remove.
+    def item(kind: str) -> Opaque:
+        return Opaque({"type": kind, "call_id": "c1"})
+
+    messages = [
+        Message("user", (Text("go"),)),
+        Message("assistant", (Reasoning("t", encrypted="e"),)),
+        Message("assistant", (item("computer_call"),), extras={"type": "computer_call"}),
+        Message("tool", (item("computer_call_output"),), extras={"type": "computer_call_output"}),
+        Message("assistant", (call("a"),)),
+        Message("tool", (result("a"),)),
+        Message("tool", (item("mcp_approval_response"),), extras={"type": "x"}),
+        Message("assistant", (Text("done"),)),
+    ]
+    assert kinds(messages) == [
+        ("user", 0, 1),
+        ("exchange", 1, 4),
+        ("exchange", 4, 7),
+        ("exchange", 7, 8),
+    ]
+    assert UnitKind.ORPHAN not in [u.kind for u in group_units(messages)]
 
 
 def test_preamble_and_bridges() -> None:

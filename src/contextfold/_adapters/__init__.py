@@ -25,6 +25,7 @@ from .._messages import Conversation, Message
 from .._validation import Problem
 from . import _anthropic, _openai_chat, _openai_responses
 from ._detect import signals
+from ._openai_responses_validate import hides_calls
 from ._sdk import to_plain
 
 Format: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic"]
@@ -127,6 +128,11 @@ def validate_plain(plain: object, format: str | None = None) -> list[Problem]:
     """`validate` of what `to_plain` gave (rule 4)."""
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return _ADAPTERS[fmt].validate(plain)
+
+
+def answers_outside(plain: object, format: Format) -> bool:
+    """Whether results in `plain` may answer calls it does not show (rule 6)."""
+    return format == "openai-responses" and hides_calls(plain)
 
 
 def item_count(payload: object) -> int:

@@ -16,6 +16,8 @@ Rules (every problem is reported, at its wire message index and field path):
    (a server-tool result in between starts a new step, as with interleaved thinking); with
    `thinking` enabled, the assistant turn in progress (answered by the final tool_results)
    must start with a thinking block.
+6. Caching: at most MAX_CACHE_BREAKPOINTS blocks carry a `cache_control` (tools, system
+   blocks, message blocks and the content blocks of tool results all count).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .._validation import Problem
 from ._anthropic_blocks import THINKING, Block, block_issues, kind_of, server_result
 
 MAX_MESSAGES: Final = 100_000
+MAX_CACHE_BREAKPOINTS: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ def validate(payload: object) -> list[Problem]:
         if msg.role == "assistant":
             _check_thinking_order(msg, problems)
     _check_active_turn(msgs, body, problems)
+    _check_breakpoints(body, msgs, problems)
     return problems
 
 
@@ -264,6 +268,34 @@ def _check_active_turn(
     if start is not None and (not start.blocks or kind_of(start.blocks[0][1]) not in THINKING):
         reason = "with thinking enabled, the assistant turn in progress must start with thinking"
         problems.append(Problem(start.index, "content[0]", reason))
+
+
+def _check_breakpoints(
+    body: Mapping[object, object] | None, msgs: list[_Msg], problems: list[Problem]
+) -> None:
+    """Rule 6."""
+    blocks: list[object] = [b for msg in msgs for _, b in msg.blocks]
+    for key in ("tools", "system"):
+        listed = body.get(key) if body is not None else None
+        blocks += listed if isinstance(listed, list) else []
+    found = 0
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        found += _marked(block)
+        inner = block.get("content")
+        if kind_of(block) == "tool_result" and isinstance(inner, list):
+            found += sum(map(_marked, inner))
+    if found > MAX_CACHE_BREAKPOINTS:
+        reason = (
+            f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+            f"Found {found}."
+        )
+        problems.append(Problem(None, "cache_control", reason))
+
+
+def _marked(block: object) -> bool:
+    return isinstance(block, dict) and block.get("cache_control") is not None
 
 
 def _is(msg: _Msg | None, role: str) -> bool:

@@ -7,8 +7,9 @@ Rules:
    no call of the assistant message right before its block is an orphan. A legacy
    `function_call` is answered by the `function` message right after it.
 2. Fields: known roles; `content` of the type and part kinds the role allows (required
-   except on assistant messages with calls, never an empty list); string `name`,
-   `tool_call_id`, call ids, names and arguments; no duplicate call id in one message.
+   except on assistant messages with calls or an earlier audio answer given back by its
+   `audio.id`; never an empty list); string `name`, `tool_call_id`, call ids, names and
+   arguments; no duplicate call id in one message.
    Unknown keys are not problems: providers and proxies add their own.
 3. Total: any input gives a list of problems, never an exception. A problem the
    structure hides (a message that is not an object) is reported once; the rest of the
@@ -137,10 +138,10 @@ def _check_fields(raw: Mapping[str, object], index: int, problems: list[Problem]
         problems.append(Problem(index, "name", "name must be a string"))
     if role == "tool" and not isinstance(raw.get("tool_call_id"), str):
         problems.append(Problem(index, "tool_call_id", "a tool message needs a 'tool_call_id'"))
-    calls = False
+    optional = False
     if role == "assistant":
-        calls = _check_calls(raw, index, problems)
-    _check_content(raw.get("content", _ABSENT), role, index, problems, optional=calls)
+        optional = _check_calls(raw, index, problems) | _check_audio(raw, index, problems)
+    _check_content(raw.get("content", _ABSENT), role, index, problems, optional=optional)
     for key in ("tool_calls", "function_call"):
         if role != "assistant" and raw.get(key) is not None:
             problems.append(Problem(index, key, f"only assistant messages carry {key!r}"))
@@ -202,6 +203,17 @@ def _check_calls(raw: Mapping[str, object], index: int, problems: list[Problem])
             problems.append(Problem(index, f"tool_calls[{j}].id", f"duplicate id {call_id!r}"))
         if isinstance(call_id, str):
             seen.add(call_id)
+    return True
+
+
+def _check_audio(raw: Mapping[str, object], index: int, problems: list[Problem]) -> bool:
+    """Check `audio`; True when the message gives back an earlier audio answer by id."""
+    audio = raw.get("audio")
+    if audio is None:
+        return False
+    if not isinstance(audio, dict) or not isinstance(audio.get("id"), str):
+        problems.append(Problem(index, "audio", "audio needs a string 'id'"))
+        return False
     return True
 
 

@@ -7,7 +7,8 @@ Rules (every problem is reported, in item order):
    matched per occurrence (first unanswered call first); likewise custom_tool_call and
    custom_tool_call_output. An output without an earlier unanswered call is an orphan,
    except when the body continues a stored response (`previous_response_id` or
-   `conversation`), whose calls the input cannot show.
+   `conversation`), or an item_reference before it may be the call: the input cannot
+   show those calls.
 3. A reasoning item carries `id` and `summary` and is immediately followed by the item it
    belongs to: one the model produced ("assistant" role: a message, a tool call, another
    reasoning item ...), never a user message, a tool output or the end of the input
@@ -57,9 +58,30 @@ def _items(payload: object, problems: list[Problem]) -> tuple[list[object], bool
         problems.append(Problem(None, None, f"expected a list of items or a body, got {kind}"))
         return [], False
     problems.extend(_body_problems(payload))
-    stateful = any(payload.get(key) is not None for key in ("previous_response_id", "conversation"))
     raw = payload.get("input")
-    return (raw if isinstance(raw, list) else []), stateful
+    return (raw if isinstance(raw, list) else []), _stored(payload)
+
+
+def hides_calls(payload: object) -> bool:
+    """True when calls the input cannot show may be answered in it (rule 2): the body
+    continues a stored response, or an item_reference may stand for a call."""
+    if isinstance(payload, Mapping):
+        if _stored(payload):
+            return True
+        payload = payload.get("input")
+    return isinstance(payload, list) and any(map(is_reference, payload))
+
+
+def _stored(body: Mapping[str, object]) -> bool:
+    return any(body.get(key) is not None for key in ("previous_response_id", "conversation"))
+
+
+def is_reference(item: object) -> bool:
+    """True for an item_reference (whose `type` may be left out)."""
+    if not isinstance(item, Mapping):
+        return False
+    kind = item.get("type")
+    return kind == "item_reference" or (kind is None and "role" not in item and "id" in item)
 
 
 def _body_problems(body: Mapping[str, object]) -> list[Problem]:
@@ -114,6 +136,7 @@ def _pairing(items: list[object], stateful: bool) -> list[Problem]:
     problems: list[Problem] = []
     waiting: dict[tuple[str, str], deque[int]] = {}
     for index, item in enumerate(items):
+        stateful = stateful or is_reference(item)
         kind = item.get("type") if isinstance(item, Mapping) else None
         call_id = item.get("call_id") if isinstance(item, Mapping) else None
         if not isinstance(kind, str) or not isinstance(call_id, str):

@@ -4,9 +4,11 @@ Rules:
 1. Costs are upper bounds of what the executor will produce: masks and prunes are built
    with an empty reference and REF_TOKENS_MAX added per marker.
 2. Only units the planner may change are measured beyond their plain count.
-3. Protection: the system prefix, units holding a pinned message and the latest user turn
-   are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed (cut
-   to an allowance, measured here at their smallest), masked or folded as a last resort.
+3. Protection: the system prefix, units holding a pinned message, the latest user turn
+   and orphans (repair leaves one only when it answers a call made before the messages:
+   the request cannot go without it) are HARD (the floor); the `keep_last` newest units
+   are TAIL: they may be trimmed (cut to an allowance, measured here at their smallest),
+   masked or folded as a last resort.
    The newest unit that may hold tool output offers a trim too, wherever it is: the
    newest output is cut only as much as the room requires, not to the prune size.
 4. A unit is measured only when the planner asks (its messages are counted then, once),
@@ -76,8 +78,8 @@ def protections(
     protect_latest_user: bool,
 ) -> list[Protection]:
     """Protection of each unit (rule 3)."""
-    hard, none, system = Protection.HARD, Protection.NONE, UnitKind.SYSTEM
-    out = [hard if unit.kind is system else none for unit in units]
+    hard, none, kept = Protection.HARD, Protection.NONE, (UnitKind.SYSTEM, UnitKind.ORPHAN)
+    out = [hard if unit.kind in kept else none for unit in units]
     if any(pinned):
         for k, unit in enumerate(units):
             if any(pinned[unit.start : unit.stop]):

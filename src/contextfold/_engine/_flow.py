@@ -44,6 +44,7 @@ from ._prepare import (
     Prepared,
     bridge_cost,
     fits_whole,
+    opening_of,
     plan,
     prepare,
     protected_tokens,
@@ -189,6 +190,10 @@ def _new_artifacts(
     first = next((o for o in prep.origins[len(parts.system) :] if o is not None), None)
     if first is None or anchor <= first:
         anchor = BEFORE_ALL
+    opening = opening_of(prep, settings)  # a summary never splits that turn (`_shape` rule 5)
+    at = None if opening is None else prep.origins[opening]
+    if at is not None and anchor > at:
+        anchor = at if at > (first or 0) else BEFORE_ALL
     archived = len(applied.refs)
     state, block, stale = card_after(
         parts.card, applied.timeline, marks.pinned, archive, applied.refs

@@ -33,7 +33,7 @@ from ._measure import Counts, packaged
 from ._preamble import Split, split
 from ._repair import repair
 from ._settings import Marks, Settings
-from ._shape import BRIDGE_REF, SHAPES, bridges_needed
+from ._shape import BRIDGE_REF, SHAPES, bridges_needed, turn_opening
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
@@ -43,6 +43,7 @@ __all__ = [
     "Prepared",
     "bridge_cost",
     "fits_whole",
+    "opening_of",
     "plan",
     "prepare",
     "protected_tokens",
@@ -84,6 +85,7 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
         SHAPES[settings.format],
         archive.put,
         pending_tail=settings.pending_tail,
+        outside_calls=settings.outside_calls,
     )
     units = group_units(fixed.messages) if fixed.notes else fixed.units
     return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
@@ -139,7 +141,16 @@ def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Prot
     """Each unit's protection, from the caller's pins and the policy."""
     policy = settings.policy
     pinned = _marked(prep.origins, marks.pinned)
+    opening = opening_of(prep, settings)
+    if opening is not None:  # kept like a pin (`_shape` rule 5)
+        pinned = [*pinned[:opening], True, *pinned[opening + 1 :]]
     return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
+
+
+def opening_of(prep: Prepared, settings: Settings) -> int | None:
+    """The body index of the message that must open the turn in progress, if one must
+    (`_shape` rule 5): it is kept, and nothing folded goes in after it."""
+    return turn_opening(prep.body) if SHAPES[settings.format].thinking_opens_turn else None
 
 
 def protected_tokens(

@@ -5,7 +5,8 @@ Rules:
    placed where the format expects it, next to the message that made the call: its own
    message after the results that follow that message, or, when results travel in user
    messages, inside the result message right after it (a new one if there is none).
-2. A tool result no call asked for is removed from the conversation and archived.
+2. A tool result no call asked for is removed from the conversation and archived (not
+   an Opaque wire item in a tool message: its call may be one the model cannot see).
 3. Where each result message must follow its call's message (OpenAI chat), a result
    that follows another assistant message moves up, next to the call it answers.
 4. Where results travel in user messages (Anthropic), a call id used before is renamed
@@ -16,7 +17,8 @@ Rules:
 6. Nothing else changes; every repair is described in a note for the report. What a
    repair cannot fix (empty content, say) is left for validation to reject.
 7. In an agent loop the last exchange may still be waiting for its results; those calls
-   are left alone (`pending_tail`).
+   are left alone (`pending_tail`). A request continuing a stored response answers calls
+   that are not in the messages; such results are left alone too (`outside_calls`).
 Message origins (the index each message had in the input) travel along, so pins and
 droppable marks still find their messages.
 """
@@ -29,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._messages import Message, Part, Text, ToolCall, ToolResult
-from .._planning._units import Unit, UnitKind, carries_results, grouped
+from .._planning._units import Unit, UnitKind, carries_results, grouped, holds_result
 from ._shape import Shape, alternation_gaps
 
 MISSING_RESULT = (
@@ -60,11 +62,13 @@ def repair(
     archive: Callable[[Message | Part | str], str],
     *,
     pending_tail: bool = False,
+    outside_calls: bool = False,
 ) -> Repaired:
     """Repair dangling calls, stray results and (rule 3) reused ids and result order.
 
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
-    is still waiting for their results.
+    is still waiting for their results. With `outside_calls`, a result with no call
+    before it stays: it answers a call of a stored response (rule 7).
     """
     units, plain = grouped(messages)
     out = Repaired(units=units)
@@ -76,7 +80,11 @@ def repair(
     whole = 0  # messages from here to the unit at hand need no repair: they pass through
     sound_ok = not shape.results_in_user  # results in user turns need their ids checked
     for unit, simple in zip(units, plain, strict=True):
-        if unit.kind is UnitKind.ORPHAN:
+        if (
+            unit.kind is UnitKind.ORPHAN
+            and not outside_calls
+            and holds_result(messages[unit.start])
+        ):
             _pass(messages, origins, whole, unit.start, out)
             ref = archive(messages[unit.start])
             out.notes.append(

@@ -30,6 +30,9 @@ class Settings:
     """Fixed tokens outside the messages: reply priming and tool schemas."""
     pending_tail: bool = False
     """Leave the last exchange's unanswered calls alone (an agent loop awaits them)."""
+    outside_calls: bool = False
+    """Results may answer calls made before the messages (a Responses body continuing a
+    stored response): a result with no call in the messages is kept, not removed."""
     card_ceiling: float = 1.0
     """Share of the budget the card may fill up to when the target's room cannot show every
     statement: the whole budget for one-shot calls; an agent loop passes its high-water

@@ -10,6 +10,11 @@ Rules:
    keep alternation) instead of one message each.
 4. `results_follow_calls`: a call's result must be in the message(s) right after the
    message that made it (OpenAI chat, Anthropic), not just anywhere later (Responses).
+5. `thinking_opens_turn`: with thinking enabled, the assistant turn in progress (the
+   assistant messages back from the final tool results to the last user turn) must start
+   with its thinking (Anthropic). The request may not say whether thinking is enabled (a
+   bare message list), so a turn in progress that opens with reasoning keeps that opening
+   message (`turn_opening`): the engine protects it like a pin.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import BRIDGE_NOTE, Message, Role
+from .._messages import BRIDGE_NOTE, Message, Reasoning, Role, ToolResult
 from ._transform import marker
 
 
@@ -30,6 +35,7 @@ class Shape:
     results_in_user: bool
     joined_preamble: bool
     results_follow_calls: bool = True
+    thinking_opens_turn: bool = False
 
 
 SHAPES: Final[Mapping[str, Shape]] = {
@@ -37,7 +43,9 @@ SHAPES: Final[Mapping[str, Shape]] = {
     "openai-responses": Shape(
         alternate=False, results_in_user=False, joined_preamble=False, results_follow_calls=False
     ),
-    "anthropic": Shape(alternate=True, results_in_user=True, joined_preamble=True),
+    "anthropic": Shape(
+        alternate=True, results_in_user=True, joined_preamble=True, thinking_opens_turn=True
+    ),
 }
 
 BRIDGE_ARCHIVED: Final = (
@@ -107,3 +115,29 @@ def add_bridges(
         out.append(message)
         out_origins.append(origin)
     return out, out_origins
+
+
+def turn_opening(messages: Sequence[Message]) -> int | None:
+    """The message opening the assistant turn in progress, when it opens with reasoning
+    (rule 5): the conversation ends with a message of tool results only, and the turn goes
+    back over assistant messages and such result messages to the last other message."""
+    if not messages or not _only_results(messages[-1]):
+        return None
+    opening = None
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role == "assistant":
+            opening = i
+        elif not _only_results(message):
+            break
+    if opening is None or not messages[opening].parts:
+        return None
+    return opening if isinstance(messages[opening].parts[0], Reasoning) else None
+
+
+def _only_results(message: Message) -> bool:
+    return (
+        message.role == "user"
+        and bool(message.parts)
+        and all(isinstance(p, ToolResult) for p in message.parts)
+    )

@@ -7,7 +7,8 @@ Rules:
    (its rules move to the constraint card first).
 4. A NOTE (a system message mid-conversation) may only be folded or dropped.
 5. PREAMBLE, BRIDGE and ORPHAN units are the engine's business: the preamble and bridges
-   are regenerated on every compaction, orphans are repaired; the planner never sees them.
+   are regenerated on every compaction, orphans are repaired; the planner never sees them,
+   but for a result answering a call made before the messages, which stays as it is.
 Protection (pins, the latest user turn, the tail) overrides every row.
 """
 

@@ -14,6 +14,10 @@ Rules:
    one of its calls is still unanswered, so parallel and interleaved calls stay together.
 5. A result nobody asked for is an ORPHAN; a call nobody answered is DANGLING. Both are
    reported so the engine can repair them; neither is ever split from its unit.
+   A tool message that holds no ToolResult (a wire item kept Opaque, such as a Responses
+   computer_call_output answering the computer_call item before it) answers a call the
+   model cannot see: it joins the exchange in progress; elsewhere it is an ORPHAN that
+   `holds_result` tells repair not to remove (it may answer a stored response's call).
 6. Any other message (a system note mid-conversation) is a NOTE.
 7. `grouped` also tells which exchanges are plain: one assistant message whose calls the
    rest answer exactly, each once, with no result left over (what repair passes through
@@ -163,7 +167,7 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
                     unanswered += 1
         elif role == "tool" or carries_results(message):
             answered, left = _answers(message, pending)
-            if not answered:
+            if not answered and holds_result(message):
                 break
             answered_any = True
             unanswered -= answered
@@ -175,6 +179,11 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
         return Unit(UnitKind.EXCHANGE, start, i), callers == 1 and not strays
     dangling = tuple(sorted(c for c, left in pending.items() for _ in range(left)))
     return Unit(UnitKind.EXCHANGE, start, i, dangling), False
+
+
+def holds_result(message: Message) -> bool:
+    """False for a tool message of Opaque wire items only (rule 5)."""
+    return message.role != "tool" or any(isinstance(p, ToolResult) for p in message.parts)
 
 
 def _answers(message: Message, pending: dict[str, int]) -> tuple[int, int]:
