@@ -11,12 +11,15 @@ Rules:
 4. A progress bar shows on stderr only when stderr is a terminal; the closing summary
    (conversations, tokens before and after, failures) always does.
 5. Exit code 2 when any line failed, else 1 when `--strict` and any result does not fit.
+6. Ctrl-C stops the batch at once: the parent alone handles it (workers ignore SIGINT, so
+   none dies holding the pool's pipes), OUT is left as it was, one line says so, exit 130.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -136,7 +139,7 @@ def batch(
     reject_high(high, "batch")
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
-    with reporting(name):
+    with _interruptible(source, target), reporting(name):
         settings = Settings(
             budget, model, format.option(), policy(high, low, deadline), choice, archive
         )
@@ -152,7 +155,24 @@ def batch(
         raise SystemExit(EXIT_NOT_FIT)
 
 
+@contextmanager
+def _interruptible(source: str, target: str) -> Iterator[None]:
+    """Ctrl-C (rule 6): one line instead of a traceback, exit code 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
+        echo(f"contextfold: interrupted: {display_name(source)} not finished; {left}", err=True)
+        raise SystemExit(130) from None
+
+
 # --- the worker ------------------------------------------------------------------------------
+
+
+def _ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C is the parent's to handle (rule 6)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
 
 
 def process(task: tuple[int, bytes, Settings]) -> Outcome:
@@ -311,7 +331,7 @@ def _outcomes(
     if processes <= 1:
         yield map(process, tasks)
         return
-    with multiprocessing.get_context().Pool(processes) as pool:
+    with multiprocessing.get_context().Pool(processes, _ignore_interrupts) as pool:
         yield pool.imap(process, tasks, chunksize=2)
 
 
