@@ -11,15 +11,15 @@ Rules:
 4. A progress bar shows on stderr only when stderr is a terminal; the closing summary
    (conversations, tokens before and after, failures) always does.
 5. Exit code 2 when any line failed, else 1 when `--strict` and any result does not fit.
-6. Ctrl-C stops the batch at once: the parent alone handles it (workers ignore SIGINT, so
-   none dies holding the pool's pipes), OUT is left as it was, one line says so, exit 130.
+6. OUT is written to a temporary file beside it that replaces it only when the whole batch
+   was written. Ctrl-C or SIGTERM stop the batch at once (see `_stopping`): OUT is left as
+   it was, and no temporary file is left behind.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -63,6 +63,7 @@ from ._options import (
     policy,
 )
 from ._params import argument, option
+from ._stopping import interruptible, removed_on_sigterm, worker_signals
 
 EXAMPLE: Final = (
     "\b\nExample:\n  contextfold batch runs.jsonl compacted.jsonl --budget 40% --model gpt-4o"
@@ -139,7 +140,8 @@ def batch(
     reject_high(high, "batch")
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
-    with _interruptible(source, target), reporting(name):
+    left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
+    with interruptible(name, left), reporting(name):
         settings = Settings(
             budget, model, format.option(), policy(high, low, deadline), choice, archive
         )
@@ -155,24 +157,7 @@ def batch(
         raise SystemExit(EXIT_NOT_FIT)
 
 
-@contextmanager
-def _interruptible(source: str, target: str) -> Iterator[None]:
-    """Ctrl-C (rule 6): one line instead of a traceback, exit code 130."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
-        echo(f"contextfold: interrupted: {display_name(source)} not finished; {left}", err=True)
-        raise SystemExit(130) from None
-
-
 # --- the worker ------------------------------------------------------------------------------
-
-
-def _ignore_interrupts() -> None:
-    """A worker's start: Ctrl-C is the parent's to handle (rule 6)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
 
 
 def process(task: tuple[int, bytes, Settings]) -> Outcome:
@@ -331,7 +316,7 @@ def _outcomes(
     if processes <= 1:
         yield map(process, tasks)
         return
-    with multiprocessing.get_context().Pool(processes, _ignore_interrupts) as pool:
+    with multiprocessing.get_context().Pool(processes, worker_signals) as pool:
         yield pool.imap(process, tasks, chunksize=2)
 
 
@@ -383,8 +368,7 @@ def _reader(path: str) -> Iterator[Iterator[tuple[int, bytes]]]:
 
 @contextmanager
 def _writer(path: str) -> Iterator[TextIO]:
-    """Where results go: standard output (every write checked), or a temporary file next
-    to OUT that replaces it only when the whole batch was written (never a half file)."""
+    """Where results go: standard output (every write checked), or OUT (rule 6)."""
     if path == STDIO:
         try:
             yield sys.stdout
@@ -397,7 +381,7 @@ def _writer(path: str) -> Iterator[TextIO]:
     target = Path(path)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
+        with removed_on_sigterm(tmp), tmp.open("w", encoding="utf-8") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
