@@ -122,10 +122,11 @@ def plan(
     small = reserve_for(policy, settings.budget, small=True)
     bridge = bridge_cost(counter) if SHAPES[settings.format].alternate else 0
     cap = summary_cap(0, counter)  # the summary message without its reserve
+    kept = sum(counter.count(m) for _, m in prep.parts.artifacts)
     budget = PlanBudget(
         available=available,
         limit=settings.budget - settings.overhead,
-        preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
+        preamble_kept=kept + bridge if kept else 0,
         preamble_folded=card + cap + reserve + bridge,
         preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
         preamble_dropped=card + current + bridge,
