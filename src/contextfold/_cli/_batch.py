@@ -146,6 +146,8 @@ def batch(
             budget, model, format.option(), policy(high, low, deadline), choice, archive
         )
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line
+        if archive is not None:  # so does an archive that cannot be opened (closed before
+            cf.Archive(cf.SqliteStore(archive)).close()  # the workers fork: they open their own)
         total = _count_lines(source)
         with _reader(source) as lines, _writer(target) as sink:
             processes = jobs or os.cpu_count() or 1
