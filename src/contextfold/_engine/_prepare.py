@@ -7,7 +7,8 @@ Rules:
    system prefix through as its own unit, so its units are the body's).
 2. The plan's budget holds room for the preamble: the card up to `CARD_SHARE` of the room
    (at least its rules, at most all of it), the summary message with its reserve and,
-   where turns must alternate, a bridge.
+   where turns must alternate, a bridge; a preamble kept as it is holds room for every
+   bridge the output then needs (after it, and where earlier compactions left them).
 3. What the plan may not remove costs the overhead, the hard-protected units and, where
    turns must alternate, the bridges those units need between them with everything else
    gone (at least one).
@@ -30,7 +31,7 @@ from ._apply import Archiver
 from ._cards import card_bounds
 from ._costs import UnitCosts, protections, resolve_prune
 from ._measure import Counts, packaged
-from ._preamble import Split, split
+from ._preamble import Split, insert, split
 from ._repair import repair
 from ._settings import Marks, Settings
 from ._shape import BRIDGE_REF, SHAPES, bridges_needed
@@ -122,11 +123,10 @@ def plan(
     small = reserve_for(policy, settings.budget, small=True)
     bridge = bridge_cost(counter) if SHAPES[settings.format].alternate else 0
     cap = summary_cap(0, counter)  # the summary message without its reserve
-    kept = sum(counter.count(m) for _, m in prep.parts.artifacts)
     budget = PlanBudget(
         available=available,
         limit=settings.budget - settings.overhead,
-        preamble_kept=kept + bridge if kept else 0,
+        preamble_kept=_kept_preamble(prep, counter, bridge),
         preamble_folded=card + cap + reserve + bridge,
         preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
         preamble_dropped=card + current + bridge,
@@ -134,6 +134,17 @@ def plan(
     )
     the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
     return the_plan, protected_tokens(prep, settings, protection, counts)
+
+
+def _kept_preamble(prep: Prepared, counter: TokenCounter, bridge: int) -> int:
+    """The preamble's artifacts as they are and, where turns must alternate, the bridges
+    the output needs when every unit is kept (rule 2)."""
+    tokens = sum(counter.count(m) for _, m in prep.parts.artifacts)
+    if not bridge:
+        return tokens
+    n = len(prep.parts.system)
+    body, _ = insert(prep.body[n:], prep.origins[n:], prep.parts.artifacts)
+    return tokens + bridge * bridges_needed(body)
 
 
 def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Protection]:
