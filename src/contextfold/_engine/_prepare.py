@@ -34,7 +34,7 @@ from ._measure import Counts, packaged
 from ._preamble import Split, insert, split
 from ._repair import repair
 from ._settings import Marks, Settings
-from ._shape import BRIDGE_REF, SHAPES, bridges_needed
+from ._shape import BRIDGE_REF, SHAPES, alternation_gaps, bridges_needed
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
@@ -79,12 +79,14 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
     origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
     if not settings.policy.repair:
         return Prepared(parts, body, origins, group_units(body), ())
+    shape = SHAPES[settings.format]
     fixed = repair(
         body,
         origins,
-        SHAPES[settings.format],
+        shape,
         archive.put,
         pending_tail=settings.pending_tail,
+        input_gaps=frozenset(alternation_gaps(messages)) if shape.alternate else None,
     )
     units = group_units(fixed.messages) if fixed.notes else fixed.units
     return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
