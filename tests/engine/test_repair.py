@@ -25,9 +25,12 @@ def result(i: str) -> ToolResult:
     return ToolResult(i, (Text("ok"),))
 
 
-def fix(messages: list[Message], fmt: str, **kwargs: bool) -> tuple[list[Message], list[str]]:
+def fix(
+    messages: list[Message], fmt: str, *, pending_tail: bool = False
+) -> tuple[list[Message], list[str]]:
     archive = Archive()
-    out = repair(messages, list(range(len(messages))), SHAPES[fmt], archive.put, **kwargs)
+    origins = list(range(len(messages)))
+    out = repair(messages, origins, SHAPES[fmt], archive.put, pending_tail=pending_tail)
     return out.messages, out.notes
 
 
