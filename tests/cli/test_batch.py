@@ -144,3 +144,14 @@ def test_an_archive_that_cannot_be_opened_fails_once_before_any_line(tmp_path: P
     assert_one_line_error(ran, "notes.db", "not a database")
     assert target.read_text() == "the previous results\n"
     assert not_a_database.read_text() == "my notes, not an archive\n"
+
+
+def test_an_output_that_is_a_directory_fails_before_any_line(tmp_path: Path) -> None:
+    """It used to compact every line (reporting each bad one) and only then fail."""
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": "x", "messages": [{"role": "robot", "content": "hi"}]}\n')
+    folder = tmp_path / "results"
+    folder.mkdir()
+    ran = run("batch", source, folder, "-b", "100")
+    assert_one_line_error(ran, str(folder), "is a directory")
+    assert list(folder.iterdir()) == []

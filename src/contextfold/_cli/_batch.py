@@ -140,6 +140,8 @@ def batch(
     reject_high(high, "batch")
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
+    if target != STDIO and Path(target).is_dir():
+        fail(f"{target}: is a directory; give a file name for OUT.jsonl")
     left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
     with interruptible(name, left), reporting(name):
         settings = Settings(
