@@ -240,3 +240,22 @@ def test_sdk_response_objects_are_appended_as_requests_carry_them() -> None:
     gpt.add({"role": "user", "content": "Go."})
     gpt.add(message)
     assert gpt.view()[-1] == {"role": "assistant", "content": "Done."}
+
+
+def test_restore_keeps_every_observation_the_calibration_fits() -> None:
+    """The calibrated counter fits up to 32 observations; a snapshot that kept only the
+    last 16 restored a different fit, so the restored loop counted, and then compacted,
+    differently from the one it continued."""
+    straight = ContextManager(4000, "gpt-4o")
+    for i, message in enumerate(_agent_messages(30)):
+        straight.add(message)
+        billed = cf.count_tokens(straight.view(), "gpt-4o") * (1.1 + i % 5 / 20) + 40 * (i % 3)
+        straight.observe_usage(int(billed))
+    assert straight.counter.observations > 16
+    resumed = ContextManager.restore(json.loads(json.dumps(straight.snapshot())))
+    assert resumed.counter.observations == straight.counter.observations
+    assert (resumed.counter.ratio, resumed.counter.offset) == (
+        straight.counter.ratio,
+        straight.counter.offset,
+    )
+    assert resumed.tokens() == straight.tokens()

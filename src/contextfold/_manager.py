@@ -63,7 +63,6 @@ else:  # the default matters only to type checkers; the core needs no typing_ext
     W = TypeVar("W")
 """The wire message type a view holds."""
 
-_WINDOW = 16
 _TURN_WINDOW = 16
 _MIN_TURNS = 3
 _SKIP = object()
@@ -320,7 +319,8 @@ class ContextManager(Generic[W]):
         if self._sent <= 0:
             raise ConfigurationError("observe_usage() needs a view() sent first")
         self.counter.observe(self._sent, prompt_tokens)
-        self._observed = [*self._observed, (self._sent, prompt_tokens)][-_WINDOW:]
+        window = self.counter.window  # what the fit uses, so a snapshot restores the fit
+        self._observed = [*self._observed, (self._sent, prompt_tokens)][-window:]
 
     def recall(self, ref: str) -> Message | Part | str:
         """The original payload behind a marker's reference."""

@@ -11,7 +11,7 @@ import pytest
 import contextfold as cf
 
 from .. import corpus
-from .conftest import CHAT_EXAMPLE, run, run_on_a_terminal
+from .conftest import CHAT_EXAMPLE, assert_one_line_error, run, run_on_a_terminal
 
 
 @pytest.mark.corpus
@@ -129,3 +129,29 @@ def test_the_output_never_overwrites_the_input(tmp_path: Path) -> None:
     assert ran.code == 2
     assert "would overwrite the input" in ran.stderr
     assert source.read_text().startswith('{"id": "x"')
+
+
+def test_an_archive_that_cannot_be_opened_fails_once_before_any_line(tmp_path: Path) -> None:
+    example = json.loads(CHAT_EXAMPLE.read_text())
+    source = tmp_path / "in.jsonl"
+    record = {"id": "x", "messages": example["messages"]}
+    source.write_text("".join(json.dumps({**record, "id": f"run-{i}"}) + "\n" for i in range(6)))
+    target = tmp_path / "out.jsonl"
+    target.write_text("the previous results\n")
+    not_a_database = tmp_path / "notes.db"
+    not_a_database.write_text("my notes, not an archive\n")
+    ran = run("batch", source, target, "-b", "40%", "--archive", not_a_database)
+    assert_one_line_error(ran, "notes.db", "not a database")
+    assert target.read_text() == "the previous results\n"
+    assert not_a_database.read_text() == "my notes, not an archive\n"
+
+
+def test_an_output_that_is_a_directory_fails_before_any_line(tmp_path: Path) -> None:
+    """It used to compact every line (reporting each bad one) and only then fail."""
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": "x", "messages": [{"role": "robot", "content": "hi"}]}\n')
+    folder = tmp_path / "results"
+    folder.mkdir()
+    ran = run("batch", source, folder, "-b", "100")
+    assert_one_line_error(ran, str(folder), "is a directory")
+    assert list(folder.iterdir()) == []

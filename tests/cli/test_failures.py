@@ -190,3 +190,23 @@ def test_a_zero_budget_does_not_suggest_a_share_compact_refuses(tmp_path: Path) 
     assert ran.code == 2
     assert "positive number of tokens" in ran.stderr
     assert "%" not in ran.stderr
+
+
+@pytest.mark.parametrize("command", ["compact", "recall", "batch"])
+def test_an_archive_that_is_a_directory_says_so(tmp_path: Path, command: str) -> None:
+    """SQLite said 'unable to open database file' (compact, batch) or 'disk I/O error'
+    (recall) for a directory given as --archive."""
+    folder = tmp_path / "archives"
+    folder.mkdir()
+    session = tmp_path / "in.json"
+    session.write_text('[{"role": "user", "content": "hi"}]')
+    args: dict[str, list[str | Path]] = {
+        "compact": ["compact", session, "-b", "100"],
+        "recall": ["recall", "r0123456789"],
+        "batch": ["batch", session, tmp_path / "out.jsonl", "-b", "100"],
+    }
+    ran = run(*args[command], "--archive", folder)
+    _one_error(ran)
+    assert f"{folder}" in ran.stderr
+    assert "is a directory" in ran.stderr
+    assert list(folder.iterdir()) == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,9 +25,12 @@ def result(i: str) -> ToolResult:
     return ToolResult(i, (Text("ok"),))
 
 
-def fix(messages: list[Message], fmt: str, **kwargs: bool) -> tuple[list[Message], list[str]]:
+def fix(
+    messages: list[Message], fmt: str, *, pending_tail: bool = False
+) -> tuple[list[Message], list[str]]:
     archive = Archive()
-    out = repair(messages, list(range(len(messages))), SHAPES[fmt], archive.put, **kwargs)
+    origins = list(range(len(messages)))
+    out = repair(messages, origins, SHAPES[fmt], archive.put, pending_tail=pending_tail)
     return out.messages, out.notes
 
 
@@ -187,3 +193,35 @@ def test_an_output_answering_a_call_behind_an_item_reference_is_kept() -> None:
     result = cf.compact(items, 5_000, format="openai-responses")
     assert result.report.repaired == ()
     assert result.payload == items
+
+
+@pytest.mark.parametrize("budgets", [(8000, 3000), (6000, 2500), (9000, 5000)])
+def test_compacting_an_anthropic_output_again_reports_no_repair(budgets: tuple[int, int]) -> None:
+    """An output's card, summary and bridges alternate; lifting them leaves turns of one
+    role side by side, which is no fault of the input (the CLI printed "repaired message
+    2: bridged turns that did not alternate" for every second compaction)."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "coding-session.anthropic.json"
+    first, second = budgets
+    once = cf.compact(json.loads(example.read_text()), first)
+    assert once.report.compacted
+    assert once.report.repaired == ()
+    again = cf.compact(once.payload, second)
+    assert again.report.compacted
+    assert again.report.repaired == (), again.report.repaired
+    assert cf.validate(again.payload) == []
+
+
+def test_turns_that_do_not_alternate_in_the_input_are_still_reported() -> None:
+    payload = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 10,
+        "messages": [
+            {"role": "user", "content": "one"},
+            {"role": "user", "content": "two"},
+            {"role": "assistant", "content": "three"},
+            {"role": "user", "content": "four"},
+        ],
+    }
+    result = cf.compact(payload, 10_000, format="anthropic")
+    assert result.report.repaired == ("message 1: bridged turns that did not alternate",)
+    assert cf.validate(result.payload, format="anthropic") == []

@@ -11,6 +11,9 @@ Rules:
 4. A progress bar shows on stderr only when stderr is a terminal; the closing summary
    (conversations, tokens before and after, failures) always does.
 5. Exit code 2 when any line failed, else 1 when `--strict` and any result does not fit.
+6. OUT is written to a temporary file beside it that replaces it only when the whole batch
+   was written. Ctrl-C or SIGTERM stop the batch at once (see `_stopping`): OUT is left as
+   it was, and no temporary file is left behind.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from ._options import (
     policy,
 )
 from ._params import argument, option
+from ._stopping import interruptible, removed_on_sigterm, worker_signals
 
 EXAMPLE: Final = (
     "\b\nExample:\n  contextfold batch runs.jsonl compacted.jsonl --budget 40% --model gpt-4o"
@@ -136,11 +140,16 @@ def batch(
     reject_high(high, "batch")
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
-    with reporting(name):
+    if target != STDIO and Path(target).is_dir():
+        fail(f"{target}: is a directory; give a file name for OUT.jsonl")
+    left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
+    with interruptible(name, left), reporting(name):
         settings = Settings(
             budget, model, format.option(), policy(high, low, deadline), choice, archive
         )
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line
+        if archive is not None:  # so does an archive that cannot be opened (closed before
+            cf.Archive(cf.SqliteStore(archive)).close()  # the workers fork: they open their own)
         total = _count_lines(source)
         with _reader(source) as lines, _writer(target) as sink:
             processes = jobs or os.cpu_count() or 1
@@ -311,7 +320,7 @@ def _outcomes(
     if processes <= 1:
         yield map(process, tasks)
         return
-    with multiprocessing.get_context().Pool(processes) as pool:
+    with multiprocessing.get_context().Pool(processes, worker_signals) as pool:
         yield pool.imap(process, tasks, chunksize=2)
 
 
@@ -363,8 +372,7 @@ def _reader(path: str) -> Iterator[Iterator[tuple[int, bytes]]]:
 
 @contextmanager
 def _writer(path: str) -> Iterator[TextIO]:
-    """Where results go: standard output (every write checked), or a temporary file next
-    to OUT that replaces it only when the whole batch was written (never a half file)."""
+    """Where results go: standard output (every write checked), or OUT (rule 6)."""
     if path == STDIO:
         try:
             yield sys.stdout
@@ -377,7 +385,7 @@ def _writer(path: str) -> Iterator[TextIO]:
     target = Path(path)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
+        with removed_on_sigterm(tmp), tmp.open("w", encoding="utf-8") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

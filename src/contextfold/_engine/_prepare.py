@@ -7,7 +7,8 @@ Rules:
    system prefix through as its own unit, so its units are the body's).
 2. The plan's budget holds room for the preamble: the card up to `CARD_SHARE` of the room
    (at least its rules, at most all of it), the summary message with its reserve and,
-   where turns must alternate, a bridge.
+   where turns must alternate, a bridge; a preamble kept as it is holds room for every
+   bridge the output then needs (after it, and where earlier compactions left them).
 3. What the plan may not remove costs the overhead, the hard-protected units and, where
    turns must alternate, the bridges those units need between them with everything else
    gone (at least one).
@@ -30,10 +31,10 @@ from ._apply import Archiver
 from ._cards import card_bounds
 from ._costs import UnitCosts, protections, resolve_prune
 from ._measure import Counts, packaged
-from ._preamble import Split, split
+from ._preamble import Split, insert, split
 from ._repair import repair
 from ._settings import Marks, Settings
-from ._shape import BRIDGE_REF, SHAPES, bridges_needed, turn_opening
+from ._shape import BRIDGE_REF, SHAPES, alternation_gaps, bridges_needed, turn_opening
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
@@ -79,13 +80,15 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
     origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
     if not settings.policy.repair:
         return Prepared(parts, body, origins, group_units(body), ())
+    shape = SHAPES[settings.format]
     fixed = repair(
         body,
         origins,
-        SHAPES[settings.format],
+        shape,
         archive.put,
         pending_tail=settings.pending_tail,
         outside_calls=settings.outside_calls,
+        input_gaps=frozenset(alternation_gaps(messages)) if shape.alternate else None,
     )
     units = group_units(fixed.messages) if fixed.notes else fixed.units
     return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
@@ -127,7 +130,7 @@ def plan(
     budget = PlanBudget(
         available=available,
         limit=settings.budget - settings.overhead,
-        preamble_kept=sum(counter.count(m) for _, m in prep.parts.artifacts),
+        preamble_kept=_kept_preamble(prep, counter, bridge),
         preamble_folded=card + cap + reserve + bridge,
         preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
         preamble_dropped=card + current + bridge,
@@ -135,6 +138,17 @@ def plan(
     )
     the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
     return the_plan, protected_tokens(prep, settings, protection, counts)
+
+
+def _kept_preamble(prep: Prepared, counter: TokenCounter, bridge: int) -> int:
+    """The preamble's artifacts as they are and, where turns must alternate, the bridges
+    the output needs when every unit is kept (rule 2)."""
+    tokens = sum(counter.count(m) for _, m in prep.parts.artifacts)
+    if not bridge:
+        return tokens
+    n = len(prep.parts.system)
+    body, _ = insert(prep.body[n:], prep.origins[n:], prep.parts.artifacts)
+    return tokens + bridge * bridges_needed(body)
 
 
 def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Protection]:

@@ -13,7 +13,9 @@ Rules:
    (`id_2`, ...) together with the result that answers it, and results move before the
    other content of their message, as the API requires.
 5. Where turns must alternate (Anthropic), a place where they do not is noted, so the
-   engine bridges it (a first assistant turn, two user turns in a row ...).
+   engine bridges it (a first assistant turn, two user turns in a row ...). Only where
+   the input itself did not alternate: turns that meet once compaction artifacts and
+   their bridges are lifted out were no fault of the input (they are bridged anyway).
 6. Nothing else changes; every repair is described in a note for the report. What a
    repair cannot fix (empty content, say) is left for validation to reject.
 7. In an agent loop the last exchange may still be waiting for its results; those calls
@@ -63,12 +65,15 @@ def repair(
     *,
     pending_tail: bool = False,
     outside_calls: bool = False,
+    input_gaps: frozenset[int] | None = None,
 ) -> Repaired:
     """Repair dangling calls, stray results and (rule 3) reused ids and result order.
 
     With `pending_tail`, calls of the last exchange are left unanswered: an agent loop
     is still waiting for their results. With `outside_calls`, a result with no call
-    before it stays: it answers a call of a stored response (rule 7).
+    before it stays: it answers a call of a stored response (rule 7). With `input_gaps`
+    (the origins where the input as given did not alternate), only those places are
+    noted (rule 5).
     """
     units, plain = grouped(messages)
     out = Repaired(units=units)
@@ -104,7 +109,9 @@ def repair(
     _pass(messages, origins, whole, len(messages), out)
     if shape.alternate:
         for k in alternation_gaps(out.messages):
-            out.notes.append(f"message {out.origins[k]}: bridged turns that did not alternate")
+            origin = out.origins[k]
+            if input_gaps is None or origin is None or origin in input_gaps:
+                out.notes.append(f"message {origin}: bridged turns that did not alternate")
     return out
 
 

@@ -7,7 +7,8 @@ Rules:
    extras of the text it replaces (still text on the wire), never those of an image.
 2. Prune: a tool result whose text is over the limit keeps a head and a tail (cut at line
    breaks when one is near) around a marker that says how much was cut, all in one text
-   part, so every wire format renders it the same way.
+   part, so every wire format renders it the same way. Head and tail never overlap: a
+   text that would lose nothing stays whole (only its images give way to markers).
 3. Every marker names the archive reference of the whole original part. `ref` is a
    callback: the engine passes `archive.put`; cost estimates pass a function returning ""
    and add REF_TOKENS_MAX per marker, so estimates bound the real cost from above.
@@ -144,16 +145,20 @@ def prune_result(
     head_chars = int(keep_chars * size.head_share)
     head, tail = _cut(text, head_chars, keep_chars - head_chars)
     cut = len(text) - len(head) - len(tail)
+    if cut <= 0 and not any(isinstance(p, Image) for p in result.parts):
+        return result  # nothing to cut: the text is about its keep (rule 2)
+    images = "".join(
+        "\n" + marker(ref(p), "image masked").text for p in result.parts if isinstance(p, Image)
+    )
+    others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
+    if cut <= 0:  # the tokens were the images': they go, the text stays whole
+        return _result_with(result, (Text(text + images), *others))
     start = _recall_offset(result, head)
     note = marker(
         ref(result),
         f"{cut:,} of {len(text):,} chars pruned from this tool result; "
         f"recall with offset={start} to read them",
     )
-    images = "".join(
-        "\n" + marker(ref(p), "image masked").text for p in result.parts if isinstance(p, Image)
-    )
-    others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return _result_with(result, parts)
 

@@ -192,6 +192,8 @@ class SqliteStore:
 def _open(path: str, timeout: float, *, create: bool, readonly: bool) -> sqlite3.Connection:
     """A checked connection to the archive at `path` (rule 1), read-only if asked (rule 6)."""
     in_memory = path == ":memory:"
+    if not in_memory and os.path.isdir(path):  # SQLite would say "disk I/O error"
+        raise ArchiveError(f"cannot open the SQLite archive {path!r}: it is a directory")
     try:
         if readonly and not in_memory:
             conn = _open_readonly(path, timeout)

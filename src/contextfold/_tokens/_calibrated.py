@@ -100,6 +100,11 @@ class CalibratedCounter:
         return self._scale()
 
     @property
+    def window(self) -> int:
+        """How many of the newest observations the fit uses."""
+        return self._pairs.maxlen or 0
+
+    @property
     def observations(self) -> int:
         """How many observations the current fit is based on."""
         return len(self._pairs)

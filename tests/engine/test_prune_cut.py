@@ -1,0 +1,60 @@
+"""Pruning a tool result cuts its text, never grows it: head and tail never overlap.
+
+A result whose tokens are mostly an image (or any result pruned to a keep near its own
+size) came back with head and tail overlapping: the marker said "-1 of 10 chars pruned"
+and text the result had once appeared twice. A text that cannot lose anything is now
+kept whole (its images still give way to markers).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contextfold import HeuristicCounter, Image, Marker, Text, ToolResult
+from contextfold._engine._transform import PruneSize, prune_result
+
+COUNTER = HeuristicCounter()
+IMAGE = Image("data:image/png;base64,iVBORw0KGgo=")
+CUT = re.compile(r"\n?\[cf:r0123456789 (-?[0-9,]+) of ([0-9,]+) chars pruned[^\]]*\]\n?")
+
+
+def _ref(_part: object) -> str:
+    return "r0123456789"
+
+
+def _texts(result: ToolResult) -> str:
+    return "".join(p.text for p in result.parts if isinstance(p, Text | Marker))
+
+
+@given(
+    text=st.text(st.sampled_from("ab \n"), min_size=1, max_size=300),
+    image=st.booleans(),
+    keep=st.integers(1, 400),
+    head_share=st.sampled_from([0.0, 0.4, 1.0]),
+)
+def test_a_pruned_text_keeps_a_head_and_a_tail_that_do_not_overlap(
+    text: str, image: bool, keep: int, head_share: float
+) -> None:
+    result = ToolResult("c1", (Text(text), IMAGE) if image else (Text(text),))
+    out = prune_result(result, _ref, PruneSize(over=0, keep=keep, head_share=head_share), COUNTER)
+    shown = _texts(out).replace("\n[cf:r0123456789 image masked]", "")
+    found = CUT.search(shown)
+    if found is None:  # kept whole: the text is as it was
+        assert shown == text
+        return
+    cut, total = (int(g.replace(",", "")) for g in found.groups())
+    assert total == len(text)
+    assert cut > 0, shown
+    head, tail = shown[: found.start()], shown[found.end() :]
+    assert text.startswith(head)
+    assert text.endswith(tail)
+    assert len(head) + len(tail) < len(text)  # something was cut, nothing shown twice
+
+
+def test_a_short_text_beside_an_image_is_kept_whole_and_the_image_masked() -> None:
+    result = ToolResult("c1", (Text("the ZFA04Y"), IMAGE))
+    out = prune_result(result, _ref, PruneSize(over=0, keep=1500, head_share=0.4), COUNTER)
+    assert _texts(out) == "the ZFA04Y\n[cf:r0123456789 image masked]"

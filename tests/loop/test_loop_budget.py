@@ -1,0 +1,87 @@
+"""An agent loop whose view keeps earlier compactions' artifacts: their bridges are budgeted.
+
+Anthropic turns alternate, so a kept summary or card (a user turn) before a user turn
+needs a bridge between them, and so does every place where an earlier compaction took a
+run of turns out between two turns of one role. The planner held room for one bridge
+when it folded or dropped, but none for the bridges a preamble kept as it was needs:
+when it kept the preamble and only trimmed or masked, the view came out over the budget
+(`fits: false`) although the latest user message alone fitted easily.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import contextfold as cf
+
+IMAGE = {
+    "type": "image",
+    "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+}
+Wire = dict[str, object]
+
+
+def _user(text: str = "the") -> Wire:
+    return {"role": "user", "content": [{"type": "text", "text": text}, IMAGE]}
+
+
+def _said(role: str, text: str) -> Wire:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+def _call(call_id: str) -> Wire:
+    use = {"type": "tool_use", "id": call_id, "name": "bash", "input": {"arg": "the"}}
+    return {"role": "assistant", "content": [use]}
+
+
+def _result(call_id: str, content: object) -> Wire:
+    result = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+    return {"role": "user", "content": [result]}
+
+
+def _run(manager: cf.ContextManager, turns: list[list[Wire]]) -> cf.Report:
+    """Send a view after each turn; every view is valid and within the budget."""
+    report = None
+    for messages in turns:
+        manager.extend(messages)
+        view = manager.view()
+        body: Wire = {"model": "claude-sonnet-4-5", "max_tokens": 1, "messages": view}
+        if (system := manager.system_prompt()) is not None:
+            body["system"] = system
+        assert cf.validate(body, format="anthropic") == []
+        report = manager.last_report
+        assert report is not None
+        assert report.fits, report
+        assert manager.tokens() <= manager.budget
+        assert cf.count_tokens(body, format="anthropic") <= manager.budget
+    assert report is not None
+    return report
+
+
+@pytest.mark.parametrize("budget", range(1900, 2000, 4))
+def test_a_kept_summary_and_its_bridge_stay_within_the_budget(budget: int) -> None:
+    turns = [
+        [_user()],
+        [_call("call_a"), _result("call_a", "the")],
+        [_said("assistant", "Understood."), _user()],  # compacts: a summary, then a bridge
+        [_call("call_b"), _result("call_b", "the line\n" * 50)],  # trims the newest output
+    ]
+    _run(cf.ContextManager(budget, format="anthropic"), turns)
+
+
+@pytest.mark.parametrize("budget", range(1860, 1960, 4))
+def test_bridges_left_by_earlier_compactions_stay_within_the_budget(budget: int) -> None:
+    output = [{"type": "text", "text": "the line\n" * 50}, IMAGE]
+    turns = [
+        [_user("the $500")],
+        [_said("assistant", "the"), _said("user", "Go on.")],
+        [_said("assistant", "the"), _said("user", "Go on.")],
+        [_call("call_a"), _result("call_a", output)],
+        [_call("call_b"), _result("call_b", output)],  # a card, a summary and two bridges
+        [_said("assistant", "Understood."), _user()],  # keeps them, masks: over by a bridge
+    ]
+    policy = cf.Policy(low=1.0, high=1.0)
+    manager = cf.ContextManager(
+        budget, format="anthropic", system="You are a careful agent. the", policy=policy
+    )
+    _run(manager, turns)
