@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import Conversation, Message, Text, ToolResult
+from contextfold._engine._shape import turn_opening
 
 from ..engine.checks import pairing_problems
 from ..engine.conversations import conversation, shapes
@@ -103,11 +104,16 @@ def _is_user_turn(message: Message) -> bool:
 
 
 def _floor(loop: Loop, sent: list[Message], counter: cf.TokenCounter) -> int:
-    """Tokens of the system prompt and the latest user message alone."""
+    """Tokens of the system prompt and the latest user message alone; for Anthropic, with
+    the opening step of a thinking tool loop in progress (its message and its results),
+    which the API needs kept (`_engine/_shape` rule 5)."""
     floor = [m for m in sent if m.role == "system"]
     if loop.system is not None:
         floor = [Message("system", (Text(loop.system),))]
     floor += [m for m in sent if _is_user_turn(m)][-1:]
+    opening = turn_opening(sent) if loop.format == "anthropic" else None
+    if opening is not None:
+        floor += sent[opening : opening + 2]
     return cf.count_conversation(Conversation(tuple(floor)), counter)
 
 
