@@ -430,3 +430,23 @@ def test_coding_constraints_are_rules(text: str) -> None:
 )
 def test_conversational_phrases_are_not_rules(text: str) -> None:
     assert extract_rules(Message("user", (Text(text),))) == []
+
+
+NUMBERED = [
+    ("Rule 1: never modify the file src/mod_1.py without asking.", "prohibition"),
+    ("Constraint #2: keep every reply under 300 words.", "limit"),
+    ("Requirement 3 - always run the formatter before committing.", "obligation"),
+    ("Rule 4 — don't print the contents of .env to the console.", "prohibition"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), NUMBERED)
+def test_a_numbered_lead_in_is_read_past(sentence: str, kind: str) -> None:
+    assert classify(sentence) == kind
+
+
+def test_numbered_rules_about_different_files_all_hold() -> None:
+    said = [f"Rule {i}: never modify src/mod_{i}.py without asking me." for i in range(1, 6)]
+    state, gone = feed(*said)
+    assert [s.text for s in state.statements] == said
+    assert gone == []

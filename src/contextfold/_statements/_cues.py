@@ -5,8 +5,9 @@ Rules:
    when a cue in CUES matches it, it is not a question, and it is the user's own prose
    (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`).
    A short lead-in that ends with a colon ("Important:", "Rule:", "One more thing:",
-   "Important rule for the rest of this session:") is read past: what follows it must
-   be a rule on its own, and the rule is still the whole sentence.
+   "Important rule for the rest of this session:", numbered: "Rule 2:", "Rule 2 -") is
+   read past: what follows it must be a rule on its own, and the rule is still the whole
+   sentence.
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
    permission ("you may edit the tests now") or a correction ("actually, use 3.12").
    A request that says what the work must leave alone ("change it without changing the
@@ -234,9 +235,12 @@ _LEAD_IN: Final = re.compile(
     r"(?:important|rule|rules|note|nb|reminder|thing|warning|caution|constraint|"
     r"constraints|requirement|requirements|policy|instruction|instructions|ps|p\.s\.|fyi|"
     r"btw|heads[- ]up|remember|also|and)"
-    r"(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:\s+(?=\S)"
+    r"(?:\s*#?\d{1,3}[a-z]?\b)?"
+    r"(?:(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:|\s+[-\u2013\u2014])"
+    r"\s+(?=\S)"
 )
-"""A lead-in before the rule itself (rule 1): at most a few words, then a colon."""
+"""A lead-in before the rule itself (rule 1): at most a few words and a number ("Rule 2"),
+then a colon (or a spaced dash after the head word: "Rule 2 - ...")."""
 
 
 fold: Final = normalize
