@@ -450,3 +450,31 @@ def test_numbered_rules_about_different_files_all_hold() -> None:
     state, gone = feed(*said)
     assert [s.text for s in state.statements] == said
     assert gone == []
+
+
+MOVED = [
+    ("The deadline is 2026-12-15.", "The deadline moved to 2027-01-10."),
+    ("Our deadline is Friday the 12th.", "The deadline was pushed back to Jan 20."),
+    ("The deadline is 2026-12-15.", "We postponed the deadline to 2027-02-01."),
+    ("The deadline is 2026-12-15.", "Deadline extended to 2027-01-31."),
+    ("My budget is at most $500.", "The budget was raised to $800."),
+    ("My budget is at most $500.", "Budget lowered to $350, sorry."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), MOVED)
+def test_a_moved_deadline_or_budget_replaces_the_old_value(older: str, newer: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Don't touch the README.", newer)
+    assert [s.text for s in state.statements] == [
+        "Never use sudo.",
+        newer,
+        "Don't touch the README.",
+    ]
+    assert [s.text for s in gone] == [older]
+
+
+def test_an_update_of_one_budget_leaves_another_budget_alone() -> None:
+    older = "My budget for flights is at most $500."
+    state, gone = feed(older, "The budget for the hotel was raised to $800.")
+    assert older in [s.text for s in state.statements]
+    assert gone == []

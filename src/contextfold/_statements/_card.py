@@ -8,7 +8,8 @@ Rules:
    subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
-   names by an old value ("not 3.12") or shares the most subject words with; a fact
+   names by an old value ("not 3.12") or shares the most subject words with (the family
+   noun "budget" or "deadline" counting as one when no other words differ); a fact
    replaces an older fact or goal about the same subject (two or more shared subject
    words, most of the smaller set; or the very same subject words with a new value).
    A permission that relaxes nothing adds nothing. The replacement takes the old one's
@@ -179,11 +180,14 @@ def _other_things(old: Statement, new: Statement) -> bool:
 def _best_match(current: list[Statement], new: Statement) -> int | None:
     gone = replaced_values(new.text)
     words = frozenset(core_words(new.text))
+    family = _families(new.text)
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         named = len(gone & values(old.text)) if gone else 0
         theirs = core_words(old.text)
         shared = len(words.intersection(theirs))
+        if family and (words.issubset(theirs) or words.issuperset(theirs)):
+            shared += len(family & _families(old.text))  # "the budget was raised to $800"
         if not named and not shared:
             continue
         if not named and shared < 2 and min(len(words), len(theirs)) > 1:
@@ -192,6 +196,15 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
         if best is None or score >= best[0]:
             best = (score, index)
     return None if best is None else best[1]
+
+
+_FAMILY: Final = re.compile(r"\b(?:budget|deadline)\b")
+
+
+def _families(text: str) -> frozenset[str]:
+    """The rule families an update names by their noun ("the deadline moved to ..."): cue
+    words, so never subject words, yet what an update without other words is about."""
+    return frozenset(_FAMILY.findall(normalize(text)))
 
 
 def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:

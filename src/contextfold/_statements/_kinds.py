@@ -127,7 +127,8 @@ _UPDATE: Final = re.compile(
     r"(?:is|are|has been|have been) now|anymore|any more|not .{1,40} but|rather than|"
     r"replaced? (?:by|with)|has changed|have changed|updated to|bump(?:ed)? to|"
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
-    r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
+    r"push(?:ed)? (?:back )?to|postponed? to|is moving to|"
+    r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to)\b"
 )
 UPDATE_FIRST: Final = (
     "actually",
