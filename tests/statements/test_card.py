@@ -478,3 +478,51 @@ def test_an_update_of_one_budget_leaves_another_budget_alone() -> None:
     state, gone = feed(older, "The budget for the hotel was raised to $800.")
     assert older in [s.text for s in state.statements]
     assert gone == []
+
+
+RETRACTED = [
+    (
+        "Don't touch the legacy/ folder.",
+        "The legacy/ restriction is no longer needed, go ahead and touch it.",
+    ),
+    ("Don't touch the legacy/ folder.", "Forget what I said about the legacy folder."),
+    ("The deadline is 2026-12-15.", "Never mind the deadline."),
+    (
+        "I'd rather you use tabs than spaces in the Makefile.",
+        "Ignore my earlier rule about tabs and spaces.",
+    ),
+    (
+        "Always cc the QA lead on release emails.",
+        "The rule about release emails no longer applies.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("older", "retraction"), RETRACTED)
+def test_a_retraction_takes_the_place_of_what_it_lifts(older: str, retraction: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Keep commits small.", retraction)
+    texts = [s.text for s in state.statements]
+    assert older not in texts
+    assert texts == ["Never use sudo.", retraction, "Keep commits small."]
+    assert [s.text for s in gone] == [older]
+
+
+@pytest.mark.parametrize(("older", "retraction"), RETRACTED)
+def test_a_retraction_in_view_retires_what_it_lifts(older: str, retraction: str) -> None:
+    state, _ = feed("Never use sudo.", older)
+    kept, gone = state.retire([user(retraction)])
+    assert [s.text for s in kept.statements] == ["Never use sudo."]
+    assert [s.text for s in gone] == [older]
+
+
+def test_a_retraction_with_nothing_to_lift_adds_nothing() -> None:
+    state, gone = feed("Never use sudo.", "Forget what I said about the legacy folder.")
+    assert [s.text for s in state.statements] == ["Never use sudo."]
+    assert gone == []
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Ignore the lint warnings in vendored code.", "Drop the users_old table."]
+)
+def test_an_instruction_to_skip_or_drop_something_is_no_retraction(sentence: str) -> None:
+    assert classify(sentence) != "correction"

@@ -9,7 +9,9 @@ Rules:
    read past: what follows it must be a rule on its own, and the rule is still the whole
    sentence.
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
-   permission ("you may edit the tests now") or a correction ("actually, use 3.12").
+   permission ("you may edit the tests now") or a correction ("actually, use 3.12"); a
+   retraction ("Forget what I said about X", "The X rule no longer applies", "Never mind
+   the deadline") is a correction, tried first.
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
@@ -73,6 +75,29 @@ _PERSONAL: Final = (
 )
 
 
+_RULE_NOUN: Final = (
+    r"(?:earlier |previous |last |old )?(?:rule|requirement|constraint|restriction|note|"
+    r"instruction|request|preference)s?"
+)
+RETRACT_LEAD: Final = (
+    r"^(?:(?:please|ok|okay|also|and|oh)[,!]?\s+)*(?:(?:forget|ignore|disregard)(?: about)? "
+    rf"(?:what i (?:said|told you|wrote|asked)|(?:my|the|that|this) {_RULE_NOUN})|"
+    rf"forget about|never mind(?: about)? (?:the|my|that|what)|(?:drop|scrap|lift) (?:my|the|that|"
+    rf"this) {_RULE_NOUN})\b(?: (?:about|on|for|regarding|re)\b)?"
+)
+_RULE_ABOUT: Final = rf"\b(?:the |my |that )?{_RULE_NOUN} (?:about|on|for|regarding)\b"
+_NO_LONGER: Final = (
+    r"\b(?:(?:is|are) no longer (?:needed|necessary|required|relevant|valid|in effect|in force)|"
+    r"no longer (?:applies|apply|holds|hold|stands|matters))\b"
+)
+RETRACTION: Final = re.compile(rf"{RETRACT_LEAD}|(?:{_RULE_ABOUT})?[^.;]*?{_NO_LONGER}")
+"""A sentence that lifts an earlier statement without stating a new value (rule 2): it
+names itself first ("Forget what I said about ...") or says its subject no longer holds
+("The X rule no longer applies", "X is no longer needed")."""
+RETRACT_WORDS: Final = re.compile(rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}", re.IGNORECASE)
+"""The words of a retraction that say it retracts, not what it is about."""
+
+
 Cue = tuple[Kind, frozenset[str], str]
 """(kind, words one of which a match contains, pattern)."""
 
@@ -85,6 +110,11 @@ def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
 
 
 CUES: Final[tuple[Cue, ...]] = (
+    _cue(
+        "correction",
+        "forget ignore disregard mind drop scrap lift longer",
+        RETRACTION.pattern,
+    ),
     _cue(
         "permission",
         "you free fine ok okay alright need",

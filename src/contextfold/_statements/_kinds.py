@@ -13,7 +13,8 @@ Rules:
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
    are read by `_values` (its rules 1-3).
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
-   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
+   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", a
+   retraction: "forget what I said about X", `_cues.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -28,7 +29,7 @@ import re
 from typing import Final, Literal
 
 from .._content_cache import Memo
-from ._cues import Kind, classify, fold, gated, words_of
+from ._cues import RETRACTION, Kind, classify, fold, gated, words_of
 from ._facts import word_set
 from ._values import NO_VALUES, names, subject_words
 
@@ -151,7 +152,8 @@ UPDATE_NEEDS: Final = gated(
         now forward longer instead switch switched switching change changed changes move
         moved moving anymore any but rather replace replaced updated bump bumped raise
         raised lower lowered increase increased increases decrease decreased decreases
-        reduce reduced extend extended push pushed postpone postponed
+        reduce reduced extend extended push pushed postpone postponed forget ignore
+        disregard mind drop scrap lift
         """
     )
 )
@@ -231,7 +233,7 @@ def _read_is_update(text: str) -> bool:
     folded = fold(text)
     if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
         return False
-    return _UPDATE.search(folded) is not None
+    return _UPDATE.search(folded) is not None or RETRACTION.search(folded) is not None
 
 
 def _read_replaced_values(text: str) -> frozenset[str]:
