@@ -6,8 +6,9 @@ Rules:
    goal or next step (GOAL cues, or an imperative that names a value); else a decision
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
    amount, version, number or name) and is not a question or a request for help. Short
-   acknowledgements ("ok", "sounds good", "thanks") and bare go-aheads ("Please
-   continue.", "Keep going.") state nothing.
+   acknowledgements ("ok", "sounds good", "thanks"), bare go-aheads ("Please
+   continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
+   tag of a pasted card line) state nothing.
 2. RANKS order what the card keeps when room is short: rules and constraints, then the
    current goal and next step, then facts, values and decisions, then preferences.
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
@@ -29,6 +30,7 @@ import re
 from typing import Final, Literal
 
 from .._content_cache import Memo
+from .._messages import REF_PATTERN
 from ._cues import RETRACTION, Kind, classify, fold, gated, words_of
 from ._facts import word_set
 from ._values import NO_VALUES, names, subject_words
@@ -196,10 +198,15 @@ _COMMAND: Final = re.compile(
 """An instruction after the lead-in: "Actually, use 3.12" stays a correction (a rule)."""
 _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 400
+_REFS_ONLY: Final = re.compile(rf"[\s(\[]*(?:{REF_PATTERN}[\s),;.\]]*)+")
+"""A sentence that is only archive references ("(r0123456789)", a pasted card line's
+source tag): it states nothing."""
 
 
 def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
+    if _REFS_ONLY.fullmatch(sentence) is not None:
+        return None
     rule = classify(sentence)
     text = sentence.strip()
     rest = UPDATE_LEAD.sub("", text, count=1)
