@@ -526,3 +526,27 @@ def test_a_retraction_with_nothing_to_lift_adds_nothing() -> None:
 )
 def test_an_instruction_to_skip_or_drop_something_is_no_retraction(sentence: str) -> None:
     assert classify(sentence) != "correction"
+
+
+BY_VALUE = [
+    ("The python version must be 3.11.", "Actually, make it 3.12."),
+    ("The release goes out on 2026-12-15.", "Sorry, make that 2027-01-10."),
+    ("My budget is at most $500.", "actually make it $650"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), BY_VALUE)
+def test_an_update_that_names_only_a_value_replaces_the_newest_value_of_its_kind(
+    older: str, newer: str
+) -> None:
+    state, gone = feed("Never use sudo.", older, "My employee number is 0048812.", newer)
+    texts = [s.text for s in state.statements]
+    assert texts == ["Never use sudo.", newer, "My employee number is 0048812."]
+    assert [s.text for s in gone] == [older]
+
+
+def test_an_update_by_value_leaves_values_of_another_kind_alone() -> None:
+    older = "My employee number is 0048812."
+    state, gone = feed(older, "Actually, make it 3.12.")
+    assert older in [s.text for s in state.statements]
+    assert gone == []

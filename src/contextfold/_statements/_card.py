@@ -9,7 +9,9 @@ Rules:
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
    names by an old value ("not 3.12") or shares the most subject words with (the family
-   noun "budget" or "deadline" counting as one when no other words differ); a fact
+   noun "budget" or "deadline" counting as one when no other words differ), or, when it
+   has no subject words, the newest statement with a date, amount or version as it
+   states ("Actually, make it 3.12"); a fact
    replaces an older fact or goal about the same subject (two or more shared subject
    words, most of the smaller set; or the very same subject words with a new value).
    A permission that relaxes nothing adds nothing. The replacement takes the old one's
@@ -151,7 +153,8 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     if kind == "permission":
         return None  # a permission relaxes only the rule with its subject key
     if is_update(new.text) or kind in OVERRIDE_ONLY:
-        return _best_match(current, new)
+        found = _best_match(current, new)
+        return found if found is not None or core_words(new.text) else _by_value(current, new)
     if kind in NOT_RULES:
         return _same_subject(current, new, kind)
     return None
@@ -196,6 +199,32 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
         if best is None or score >= best[0]:
             best = (score, index)
     return None if best is None else best[1]
+
+
+_VALUE_KINDS: Final = (
+    re.compile(r"\d{4}-\d{2}-\d{2}"),
+    re.compile(r"[$€£]\d[\d,.]*"),
+    re.compile(r"v?\d+(?:\.\d+)+"),
+)
+"""Values distinctive enough to say what an update without subject words is about: a
+date, an amount of money, a version (not a bare number: ids and counts are numbers too)."""
+
+
+def _value_kinds(text: str) -> frozenset[int]:
+    found = values(text)
+    return frozenset(i for i, shape in enumerate(_VALUE_KINDS) if any(map(shape.fullmatch, found)))
+
+
+def _by_value(current: list[Statement], new: Statement) -> int | None:
+    """The newest statement with a value of a kind `new` states ("Actually, make it 3.12"
+    after "The python version must be 3.11"), when `new` names no old value either."""
+    kinds = _value_kinds(new.text)
+    if not kinds or replaced_values(new.text):
+        return None
+    for index in range(len(current) - 1, -1, -1):
+        if kinds & _value_kinds(current[index].text):
+            return index
+    return None
 
 
 _FAMILY: Final = re.compile(r"\b(?:budget|deadline)\b")
