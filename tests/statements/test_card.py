@@ -550,3 +550,29 @@ def test_an_update_by_value_leaves_values_of_another_kind_alone() -> None:
     state, gone = feed(older, "Actually, make it 3.12.")
     assert older in [s.text for s in state.statements]
     assert gone == []
+
+
+RELAXED = [
+    (
+        "Please never push directly to main; open a PR instead.",
+        "You can push directly to main now.",
+    ),
+    ("Never run the migrations yourself.", "You're allowed to run the migrations from now on."),
+]
+
+
+@pytest.mark.parametrize(("older", "permission"), RELAXED)
+def test_a_permission_relaxes_the_prohibition_that_says_more(older: str, permission: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Keep commits small.", permission)
+    assert [s.text for s in state.statements] == [
+        "Never use sudo.",
+        permission,
+        "Keep commits small.",
+    ]
+    assert [s.text for s in gone] == [older]
+
+
+def test_a_permission_relaxes_nothing_it_does_not_name_whole() -> None:
+    state, gone = feed("Never use sudo.", "Don't modify the tests.", "You may use sudo for pip.")
+    assert [s.text for s in state.statements] == ["Never use sudo.", "Don't modify the tests."]
+    assert gone == []

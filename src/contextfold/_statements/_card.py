@@ -14,8 +14,9 @@ Rules:
    states ("Actually, make it 3.12"); a fact
    replaces an older fact or goal about the same subject (two or more shared subject
    words, most of the smaller set; or the very same subject words with a new value).
-   A permission that relaxes nothing adds nothing. The replacement takes the old one's
-   place, so the card's order is stable.
+   A permission relaxes the prohibition with its subject key, else the newest whose key
+   holds all of its two or more key words; one that relaxes nothing adds nothing. The
+   replacement takes the old one's place, so the card's order is stable.
 3. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -151,7 +152,7 @@ def _target(current: list[Statement], new: Statement) -> int | None:
                 return index
     kind = kind_of(new.text)
     if kind == "permission":
-        return None  # a permission relaxes only the rule with its subject key
+        return _relaxed(current, subject)
     if is_update(new.text) or kind in OVERRIDE_ONLY:
         found = _best_match(current, new)
         return found if found is not None or core_words(new.text) else _by_value(current, new)
@@ -199,6 +200,21 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
         if best is None or score >= best[0]:
             best = (score, index)
     return None if best is None else best[1]
+
+
+def _relaxed(current: list[Statement], subject: str) -> int | None:
+    """The newest prohibition a permission with `subject` relaxes without its key: one
+    whose key words hold two or more words and all of the permission's ("you can push
+    directly to main now" relaxes "never push directly to main; open a PR instead")."""
+    family, _, said = subject.partition(":")
+    words = frozenset(said.split())
+    if family != "neg" or len(words) < 2:
+        return None
+    for index in range(len(current) - 1, -1, -1):
+        old_family, _, theirs = subject_key(current[index].text).partition(":")
+        if old_family == "neg" and words.issubset(theirs.split()):
+            return index
+    return None
 
 
 _VALUE_KINDS: Final = (
