@@ -576,3 +576,32 @@ def test_a_permission_relaxes_nothing_it_does_not_name_whole() -> None:
     state, gone = feed("Never use sudo.", "Don't modify the tests.", "You may use sudo for pip.")
     assert [s.text for s in state.statements] == ["Never use sudo.", "Don't modify the tests."]
     assert gone == []
+
+
+PROHIBITIONS = [
+    "dont modify schema pls",
+    "Under no circumstance log PII!",
+    "Refrain from logging PII.",
+    "Logging PII is forbidden.",
+    "Force-pushing to main is strictly prohibited.",
+    "Deleting rows in prod is not allowed.",
+]
+
+
+@pytest.mark.parametrize("text", PROHIBITIONS)
+def test_plain_prohibitions_are_rules(text: str) -> None:
+    assert classify(text) == "prohibition"
+    assert [r.text for r in extract_rules(user(text))] == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Smoking was forbidden there.",
+        "Why is that not allowed?",
+        "It said the request is not allowed.",
+        "I was told refunds are not allowed.",
+    ],
+)
+def test_reports_of_what_is_forbidden_are_not_rules(text: str) -> None:
+    assert classify(text) != "prohibition"

@@ -141,9 +141,15 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue("deadline", "deadline", r"(?=d)\bdeadline\b"),
     _cue(
         "prohibition",
-        "do don never avoid stop",
-        _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
+        "do don dont never avoid stop refrain",
+        _OPENER + r"(?:do not|don'?t|never|avoid|stop|refrain from)\s+"
         r"(?!worry|hesitate|mind\b|forget)\w",
+    ),
+    _cue(
+        "prohibition",
+        "forbidden prohibited allowed permitted limits",
+        _OPENER + r"[a-z][\w-]*ing\b[^,;]{0,60} (?:is|are) (?:strictly |absolutely |completely )?"
+        r"(?:forbidden|prohibited|not allowed|not permitted|off[- ]limits)[.!]*$",
     ),
     _cue(
         "prohibition",
@@ -158,8 +164,8 @@ CUES: Final[tuple[Cue, ...]] = (
     ),
     _cue(
         "prohibition",
-        "rather circumstances",
-        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)",
+        "rather circumstances circumstance",
+        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances?\b)",
     ),
     _cue(
         "prohibition",
