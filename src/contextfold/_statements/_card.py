@@ -106,12 +106,15 @@ def _among(statements: tuple[Statement, ...], old: Statement) -> bool:
 
 
 def _retires(new: Statement, old: Statement) -> bool:
-    """Whether `new`, in view, retires `old` from the card: an update that supersedes it,
-    or a plain restatement that supersedes it with a value `old` does not name (the same
-    value said again leaves nothing stale, and may be an older message kept in view)."""
+    """Whether `new`, in view, retires `old` from the card: an update (a retraction too)
+    or a permission that supersedes it, or a plain restatement that supersedes it with a
+    value `old` does not name (the same value said again leaves nothing stale, and may be
+    an older message kept in view)."""
     if not _replaces(new, old):
         return False
-    return is_update(new.text) or not values(new.text) <= values(old.text)
+    return (
+        is_update(new.text) or new.kind == "permission" or not values(new.text) <= values(old.text)
+    )
 
 
 def _replaces(new: Statement, old: Statement) -> bool:

@@ -43,6 +43,7 @@ __all__ = [
     "retracts",
     "statement_sentences",
     "subject_key",
+    "text_says_anything",
     "text_states_anything",
 ]
 
@@ -196,6 +197,12 @@ def text_states_anything(text: str) -> bool:
     """Whether a user message with this text states anything (`extract_statements` of it
     is not empty), read without making the message or its statements."""
     return any(map(counts_alone, _said(text)))
+
+
+def text_says_anything(text: str) -> bool:
+    """Whether a user message with this text says anything the card reads: a statement,
+    or a permission or retraction that lifts one (what `CardState.retire` reads)."""
+    return bool(_said(text))
 
 
 def counts_alone(text: str) -> bool:
