@@ -605,3 +605,15 @@ def test_plain_prohibitions_are_rules(text: str) -> None:
 )
 def test_reports_of_what_is_forbidden_are_not_rules(text: str) -> None:
     assert classify(text) != "prohibition"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Important!!! never run `terraform apply` without showing me the plan.", "prohibition"),
+        ("ok,, never use sudo", "prohibition"),
+        ("Also... always run the linter first.", "obligation"),
+    ],
+)
+def test_an_opener_with_repeated_punctuation_is_read_past(sentence: str, kind: str) -> None:
+    assert classify(sentence) == kind

@@ -44,7 +44,7 @@ OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
 
 _OPENER: Final = (
     r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
-    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]?\s+)*"
+    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]*\s+)*"
 )
 UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
