@@ -541,8 +541,18 @@ def test_an_update_that_names_only_a_value_replaces_the_newest_value_of_its_kind
 ) -> None:
     state, gone = feed("Never use sudo.", older, "My employee number is 0048812.", newer)
     texts = [s.text for s in state.statements]
-    assert texts == ["Never use sudo.", newer, "My employee number is 0048812."]
+    assert texts == ["Never use sudo.", f"{older} {newer}", "My employee number is 0048812."]
     assert [s.text for s in gone] == [older]
+    assert state.statements[1].source == ref(3)  # the update's message
+
+
+def test_updates_by_value_keep_what_the_value_is_for_without_piling_up() -> None:
+    state, _ = feed(
+        "The python version must be 3.11.", "Actually, make it 3.12.", "Sorry, make it 3.13."
+    )
+    assert [s.text for s in state.statements] == [
+        "The python version must be 3.11. Sorry, make it 3.13."
+    ]
 
 
 def test_an_update_by_value_leaves_values_of_another_kind_alone() -> None:

@@ -11,7 +11,8 @@ Rules:
    names by an old value ("not 3.12") or shares the most subject words with (the family
    noun "budget" or "deadline" counting as one when no other words differ), or, when it
    has no subject words, the newest statement with a date, amount or version as it
-   states ("Actually, make it 3.12"); a fact
+   states ("Actually, make it 3.12"), joined after what that one said, so the card
+   still says what the value is for; a fact
    replaces an older fact or goal about the same subject (two or more shared subject
    words, most of the smaller set; or the very same subject words with a new value).
    A permission relaxes the prohibition with its subject key, else the newest whose key
@@ -28,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import repeat, takewhile
 from operator import attrgetter, is_
 from typing import Final
 
@@ -43,6 +44,7 @@ from ._statement import (
     core_words,
     counts_alone,
     kind_of,
+    statement_sentences,
     subject_key,
 )
 from ._values import names, values
@@ -136,6 +138,12 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
     if normalize(new.text) in map(normalize, map(_TEXT, current)):
         return None  # said before, in other spaces or case
     index = _target(current, new)
+    if index is None and _needs_context(new):
+        index = _by_value(current, new)
+        if index is not None:
+            old = current[index]
+            current[index] = _in_context(old, new)
+            return old
     if index is not None:
         old = current[index]
         current[index] = new
@@ -157,11 +165,25 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     if kind == "permission":
         return _relaxed(current, subject)
     if is_update(new.text) or kind in OVERRIDE_ONLY:
-        found = _best_match(current, new)
-        return found if found is not None or core_words(new.text) else _by_value(current, new)
+        return _best_match(current, new)
     if kind in NOT_RULES:
         return _same_subject(current, new, kind)
     return None
+
+
+def _needs_context(new: Statement) -> bool:
+    """An update that says nothing of what it updates ("Actually, make it 3.12")."""
+    text = new.text
+    return (is_update(text) or kind_of(text) in OVERRIDE_ONLY) and not core_words(text)
+
+
+def _in_context(old: Statement, new: Statement) -> Statement:
+    """`new`, replacing `old` by value alone, after what `old` said before any update of
+    its own (as a sentence that refers back joins the one before it): the card still says
+    what the new value is for, and the old value shows only beside the new one."""
+    said = statement_sentences(old.text)
+    head = list(takewhile(lambda sentence: not is_update(sentence), said))
+    return Statement(f"{' '.join(head) or old.text} {new.text}", new.source)
 
 
 _ID: Final = re.compile(r"(?=.*[A-Za-z])(?=.*[\d_./-])[A-Za-z0-9_./-]{4,}")
