@@ -627,3 +627,30 @@ def test_reports_of_what_is_forbidden_are_not_rules(text: str) -> None:
 )
 def test_an_opener_with_repeated_punctuation_is_read_past(sentence: str, kind: str) -> None:
     assert classify(sentence) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'You said "always run migrations on Friday" and that is wrong.',
+        "My coworker keeps telling me 'never deploy on Mondays', which is silly.",
+        'The tool output said "the deadline is 2027-05-05" but I don\'t trust it.',
+        "The README says: You must always use sudo for installs.",
+        "The vendor docs state that you must never rotate the keys.",
+    ],
+)
+def test_what_others_wrote_quoted_or_reported_is_no_user_rule(text: str) -> None:
+    assert classify(text) is None
+    assert extract_rules(user(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Never write "TODO" in comments.',
+        "Please don't rename the 'legacy' module.",
+        "I don't want the tests changed.",
+    ],
+)
+def test_a_rule_with_a_quoted_literal_is_still_a_rule(text: str) -> None:
+    assert classify(text) == "prohibition"

@@ -3,7 +3,9 @@
 Rules:
 1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
    when a cue in CUES matches it, it is not a question, and it is the user's own prose
-   (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`).
+   (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`;
+   a cue inside quotes in the sentence does not count, nor does a sentence that relays
+   what a document or a tool says: "The README says: ...").
    A short lead-in that ends with a colon ("Important:", "Rule:", "One more thing:",
    "Important rule for the rest of this session:", numbered: "Rule 2:", "Rule 2 -") is
    read past: what follows it must be a rule on its own, and the rule is still the whole
@@ -292,13 +294,36 @@ def read_rule(sentence: str) -> tuple[Kind, str] | None:
     cues = candidates(folded)
     if not cues:  # most sentences state no rule: no cue has a word it needs (rule 3)
         return None
+    if _REPORTED.match(folded) is not None:
+        return None  # what a document or a tool says, relayed: not the user's rule
     lead_in = _LEAD_IN.match(folded)
     forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
     for form in forms:
+        probe = unquoted(form)
         for kind, cue in cues:
-            if cue.search(form) is not None and _context_ok(kind, form):
+            if cue.search(probe) is not None and _context_ok(kind, probe):
                 return kind, form
     return None
+
+
+_QUOTED_SPAN: Final = re.compile(r"\"[^\"\n]{1,200}\"|(?<![a-z0-9])'[^'\n]{2,200}'(?![a-z0-9])")
+"""Words in quotes ("...", '...'; an apostrophe inside a word opens none): someone else's
+words or a literal, never the cue of the user's rule (rule 1)."""
+_REPORTED: Final = re.compile(
+    r"^(?:the|this|that|my|our|their|his|her|a|an)\s+(?:[\w-]+\s+){0,2}?(?:readme|docs?|"
+    r"documentation|wiki|tool|output|log|logs|error|linter|page|file|email|e-mail|ticket|"
+    r"spec|website|site|vendor|manual|comment|message|article|post|guide|faq|changelog)\s+"
+    r"(?:says?|said|states?|stated|reads?|claims?|claimed|mentions?|mentioned|suggests?|"
+    r"suggested|recommends?|recommended)\b"
+)
+"""A sentence that relays what a document or a tool says ("The README says: ...")."""
+
+
+def unquoted(folded: str) -> str:
+    """`folded` with its quoted words blanked (only when it has a quote mark)."""
+    if '"' not in folded and "'" not in folded:
+        return folded
+    return _QUOTED_SPAN.sub(" ", folded)
 
 
 _Rows = tuple[tuple[Kind, re.Pattern[str]], ...]
