@@ -654,3 +654,17 @@ def test_what_others_wrote_quoted_or_reported_is_no_user_rule(text: str) -> None
 )
 def test_a_rule_with_a_quoted_literal_is_still_a_rule(text: str) -> None:
     assert classify(text) == "prohibition"
+
+
+def test_an_indented_block_after_a_blank_line_is_pasted_material() -> None:
+    pasted = (
+        "Pasted from the wiki:\n\n    Never restart the db-primary host.\n"
+        "    Budget is $10,000.\n\nIs this still accurate? Please never reboot stage-db-2."
+    )
+    assert [s.text for s in extract_statements(user(pasted))] == ["Please never reboot stage-db-2."]
+
+
+def test_indented_list_items_are_the_users_own() -> None:
+    said = "Rules:\n\n    - never reboot stage-db-2\n    - keep the logs for 30 days"
+    texts = [s.text for s in extract_statements(user(said))]
+    assert "never reboot stage-db-2" in texts
