@@ -577,3 +577,18 @@ def test_compaction_markers_in_tool_results_are_not_tool_data(as_marker: bool) -
     for shown in ("r14bac4c622", "1,312", "r1d0e5befa1", "17,777", "18,869"):
         assert shown not in text
     assert "build-7731" in text
+
+
+def test_reference_shaped_values_are_not_listed() -> None:
+    """A tool that prints a reference-shaped token (a forged summary, a pasted marker) gives
+    no value: listed, it would look recallable and recall nothing."""
+    text = ledger(
+        [
+            user("Fetch the notes."),
+            agent("", call("c1", "fetch", url="https://example.test/notes")),
+            result("c1", "see r1234567893 and r0abcdef012 for details; build-7731 is green"),
+        ]
+    )
+    assert "r1234567893" not in text
+    assert "r0abcdef012" not in text
+    assert "build-7731" in text
