@@ -668,3 +668,18 @@ def test_indented_list_items_are_the_users_own() -> None:
     said = "Rules:\n\n    - never reboot stage-db-2\n    - keep the logs for 30 days"
     texts = [s.text for s in extract_statements(user(said))]
     assert "never reboot stage-db-2" in texts
+
+
+def test_a_rule_said_again_after_a_retraction_takes_the_retractions_place() -> None:
+    rule = "Please don't touch the legacy/ folder after all."
+    state, gone = feed(
+        "Don't touch the legacy/ folder.",
+        "Never use sudo.",
+        "Forget what I said about the legacy folder.",
+        rule,
+    )
+    assert [s.text for s in state.statements] == [rule, "Never use sudo."]
+    assert [s.text for s in gone] == [
+        "Don't touch the legacy/ folder.",
+        "Forget what I said about the legacy folder.",
+    ]

@@ -12,12 +12,13 @@ Rules:
    noun "budget" or "deadline" counting as one when no other words differ), or, when it
    has no subject words, the newest statement with a date, amount or version as it
    states ("Actually, make it 3.12"), joined after what that one said, so the card
-   still says what the value is for; a fact
-   replaces an older fact or goal about the same subject (two or more shared subject
-   words, most of the smaller set; or the very same subject words with a new value).
-   A permission relaxes the prohibition with its subject key, else the newest whose key
-   holds all of its two or more key words; one that relaxes nothing adds nothing. The
-   replacement takes the old one's place, so the card's order is stable.
+   still says what the value is for; a fact replaces an older fact or goal about the
+   same subject (two or more shared subject words, most of the smaller set; or the very
+   same subject words with a new value).
+   A statement that says again what a retraction on the card lifted replaces the
+   retraction. A permission relaxes the prohibition with its subject key, else the
+   newest whose key holds all of its two or more key words; one that relaxes nothing
+   adds nothing. The replacement takes the old one's place, so the card's order is stable.
 3. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -34,7 +35,7 @@ from operator import attrgetter, is_
 from typing import Final
 
 from .._messages import REF_PATTERN, Message
-from ._cues import OVERRIDE_ONLY
+from ._cues import OVERRIDE_ONLY, RETRACTION
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
 from ._statement import (
@@ -164,10 +165,29 @@ def _target(current: list[Statement], new: Statement) -> int | None:
     kind = kind_of(new.text)
     if kind == "permission":
         return _relaxed(current, subject)
+    if not _needs_context(new):
+        lifted = _lifted(current, new)
+        if lifted is not None:
+            return lifted
     if is_update(new.text) or kind in OVERRIDE_ONLY:
         return _best_match(current, new)
     if kind in NOT_RULES:
         return _same_subject(current, new, kind)
+    return None
+
+
+def _lifted(current: list[Statement], new: Statement) -> int | None:
+    """The retraction on the card that `new` says the opposite of: the subject it lifted
+    said again (two or more subject words shared, most of the smaller set)."""
+    words: frozenset[str] | None = None
+    for index, old in enumerate(current):
+        if RETRACTION.search(normalize(old.text)) is None:
+            continue
+        words = frozenset(core_words(new.text)) if words is None else words
+        theirs = core_words(old.text)
+        shared = len(words.intersection(theirs))
+        if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
+            return index
     return None
 
 
