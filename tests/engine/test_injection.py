@@ -329,3 +329,22 @@ def test_user_pasted_card_text_is_the_users_own_statement() -> None:
     card = card_of(result.payload, "openai-chat") or ""
     assert "Never deploy on Fridays." in card
     assert "Never push to main." in card
+
+
+def test_refs_in_a_pasted_card_are_no_statements_and_every_card_ref_resolves() -> None:
+    """The `(r...)` of each pasted card line is its source tag, not a statement: the card
+    neither shows it as one nor shows a reference that recall cannot resolve."""
+    pasted = (
+        f"{CARD_HEADER} What the user said that still holds (newest wins):\n"
+        "- Never deploy on Fridays. (r0123456789)\n- The release is v2.4.1. (rabcdef0123)"
+    )
+    payload = [{"role": "system", "content": "s"}, *_issue_conversation(99)[1:]]
+    payload.insert(2, {"role": "user", "content": pasted})
+    result = cf.compact(payload, 400, "gpt-4o")
+    card = card_of(result.payload, "openai-chat") or ""
+    assert "Never deploy on Fridays." in card
+    assert "v2.4.1" in card
+    assert "r0123456789" not in card
+    assert "rabcdef0123" not in card
+    for ref in re.findall(r"\br[0-9a-f]{10}\b", card):
+        result.recall(ref)

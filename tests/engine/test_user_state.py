@@ -124,6 +124,29 @@ def test_an_update_in_view_retires_the_card_statement_even_without_a_compaction(
     assert any(again.recall(ref) == "The deadline is 2027-03-14." for ref in again.report.refs)
 
 
+@pytest.mark.parametrize(
+    ("rule", "lifted"),
+    [
+        ("Never push to main.", "You can push to main now."),
+        ("Please never push to main; open a PR.", "You can push to main from now on."),
+        ("Don't touch the legacy/ folder.", "Forget what I said about the legacy folder."),
+    ],
+)
+def test_a_permission_or_retraction_in_view_retires_the_card_rule(rule: str, lifted: str) -> None:
+    archive = cf.Archive()
+    first = _chat(rule, "Keep going.", "Keep going.", "Keep going.")
+    budget = cf.count_tokens(first, MODEL) // 2
+    compacted = cf.compact(first, budget, MODEL, archive=archive).payload
+    assert isinstance(compacted, list)
+    assert any(rule in a for a in _artifacts(compacted) if a.startswith("[cf:rules]"))
+    later = [*compacted, {"role": "user", "content": lifted}]
+    again = cf.compact(later, budget * 3, MODEL, archive=archive)
+    assert lifted in json.dumps(again.payload)
+    for artifact in _artifacts(again.payload):
+        assert rule not in artifact
+    assert any(again.recall(ref) == rule for ref in again.report.refs)
+
+
 def test_an_older_task_kept_in_view_never_retires_a_newer_statement() -> None:
     archive = cf.Archive()
     task = "Use Python 3.12 for all new scripts, and fix the importer."

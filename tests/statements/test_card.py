@@ -430,3 +430,256 @@ def test_coding_constraints_are_rules(text: str) -> None:
 )
 def test_conversational_phrases_are_not_rules(text: str) -> None:
     assert extract_rules(Message("user", (Text(text),))) == []
+
+
+NUMBERED = [
+    ("Rule 1: never modify the file src/mod_1.py without asking.", "prohibition"),
+    ("Constraint #2: keep every reply under 300 words.", "limit"),
+    ("Requirement 3 - always run the formatter before committing.", "obligation"),
+    ("Rule 4 — don't print the contents of .env to the console.", "prohibition"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), NUMBERED)
+def test_a_numbered_lead_in_is_read_past(sentence: str, kind: str) -> None:
+    assert classify(sentence) == kind
+
+
+def test_numbered_rules_about_different_files_all_hold() -> None:
+    said = [f"Rule {i}: never modify src/mod_{i}.py without asking me." for i in range(1, 6)]
+    state, gone = feed(*said)
+    assert [s.text for s in state.statements] == said
+    assert gone == []
+
+
+MOVED = [
+    ("The deadline is 2026-12-15.", "The deadline moved to 2027-01-10."),
+    ("Our deadline is Friday the 12th.", "The deadline was pushed back to Jan 20."),
+    ("The deadline is 2026-12-15.", "We postponed the deadline to 2027-02-01."),
+    ("The deadline is 2026-12-15.", "Deadline extended to 2027-01-31."),
+    ("My budget is at most $500.", "The budget was raised to $800."),
+    ("My budget is at most $500.", "Budget lowered to $350, sorry."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), MOVED)
+def test_a_moved_deadline_or_budget_replaces_the_old_value(older: str, newer: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Don't touch the README.", newer)
+    assert [s.text for s in state.statements] == [
+        "Never use sudo.",
+        newer,
+        "Don't touch the README.",
+    ]
+    assert [s.text for s in gone] == [older]
+
+
+def test_an_update_of_one_budget_leaves_another_budget_alone() -> None:
+    older = "My budget for flights is at most $500."
+    state, gone = feed(older, "The budget for the hotel was raised to $800.")
+    assert older in [s.text for s in state.statements]
+    assert gone == []
+
+
+RETRACTED = [
+    (
+        "Don't touch the legacy/ folder.",
+        "The legacy/ restriction is no longer needed, go ahead and touch it.",
+    ),
+    ("Don't touch the legacy/ folder.", "Forget what I said about the legacy folder."),
+    ("The deadline is 2026-12-15.", "Never mind the deadline."),
+    (
+        "I'd rather you use tabs than spaces in the Makefile.",
+        "Ignore my earlier rule about tabs and spaces.",
+    ),
+    (
+        "Always cc the QA lead on release emails.",
+        "The rule about release emails no longer applies.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("older", "retraction"), RETRACTED)
+def test_a_retraction_takes_the_place_of_what_it_lifts(older: str, retraction: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Keep commits small.", retraction)
+    texts = [s.text for s in state.statements]
+    assert older not in texts
+    assert texts == ["Never use sudo.", retraction, "Keep commits small."]
+    assert [s.text for s in gone] == [older]
+
+
+@pytest.mark.parametrize(("older", "retraction"), RETRACTED)
+def test_a_retraction_in_view_retires_what_it_lifts(older: str, retraction: str) -> None:
+    state, _ = feed("Never use sudo.", older)
+    kept, gone = state.retire([user(retraction)])
+    assert [s.text for s in kept.statements] == ["Never use sudo."]
+    assert [s.text for s in gone] == [older]
+
+
+def test_a_retraction_with_nothing_to_lift_adds_nothing() -> None:
+    state, gone = feed("Never use sudo.", "Forget what I said about the legacy folder.")
+    assert [s.text for s in state.statements] == ["Never use sudo."]
+    assert gone == []
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Ignore the lint warnings in vendored code.", "Drop the users_old table."]
+)
+def test_an_instruction_to_skip_or_drop_something_is_no_retraction(sentence: str) -> None:
+    assert classify(sentence) != "correction"
+
+
+BY_VALUE = [
+    ("The python version must be 3.11.", "Actually, make it 3.12."),
+    ("The release goes out on 2026-12-15.", "Sorry, make that 2027-01-10."),
+    ("My budget is at most $500.", "actually make it $650"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), BY_VALUE)
+def test_an_update_that_names_only_a_value_replaces_the_newest_value_of_its_kind(
+    older: str, newer: str
+) -> None:
+    state, gone = feed("Never use sudo.", older, "My employee number is 0048812.", newer)
+    texts = [s.text for s in state.statements]
+    assert texts == ["Never use sudo.", f"{older} {newer}", "My employee number is 0048812."]
+    assert [s.text for s in gone] == [older]
+    assert state.statements[1].source == ref(3)  # the update's message
+
+
+def test_updates_by_value_keep_what_the_value_is_for_without_piling_up() -> None:
+    state, _ = feed(
+        "The python version must be 3.11.", "Actually, make it 3.12.", "Sorry, make it 3.13."
+    )
+    assert [s.text for s in state.statements] == [
+        "The python version must be 3.11. Sorry, make it 3.13."
+    ]
+
+
+def test_an_update_by_value_leaves_values_of_another_kind_alone() -> None:
+    older = "My employee number is 0048812."
+    state, gone = feed(older, "Actually, make it 3.12.")
+    assert older in [s.text for s in state.statements]
+    assert gone == []
+
+
+RELAXED = [
+    (
+        "Please never push directly to main; open a PR instead.",
+        "You can push directly to main now.",
+    ),
+    ("Never run the migrations yourself.", "You're allowed to run the migrations from now on."),
+]
+
+
+@pytest.mark.parametrize(("older", "permission"), RELAXED)
+def test_a_permission_relaxes_the_prohibition_that_says_more(older: str, permission: str) -> None:
+    state, gone = feed("Never use sudo.", older, "Keep commits small.", permission)
+    assert [s.text for s in state.statements] == [
+        "Never use sudo.",
+        permission,
+        "Keep commits small.",
+    ]
+    assert [s.text for s in gone] == [older]
+
+
+def test_a_permission_relaxes_nothing_it_does_not_name_whole() -> None:
+    state, gone = feed("Never use sudo.", "Don't modify the tests.", "You may use sudo for pip.")
+    assert [s.text for s in state.statements] == ["Never use sudo.", "Don't modify the tests."]
+    assert gone == []
+
+
+PROHIBITIONS = [
+    "dont modify schema pls",
+    "Under no circumstance log PII!",
+    "Refrain from logging PII.",
+    "Logging PII is forbidden.",
+    "Force-pushing to main is strictly prohibited.",
+    "Deleting rows in prod is not allowed.",
+]
+
+
+@pytest.mark.parametrize("text", PROHIBITIONS)
+def test_plain_prohibitions_are_rules(text: str) -> None:
+    assert classify(text) == "prohibition"
+    assert [r.text for r in extract_rules(user(text))] == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Smoking was forbidden there.",
+        "Why is that not allowed?",
+        "It said the request is not allowed.",
+        "I was told refunds are not allowed.",
+    ],
+)
+def test_reports_of_what_is_forbidden_are_not_rules(text: str) -> None:
+    assert classify(text) != "prohibition"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Important!!! never run `terraform apply` without showing me the plan.", "prohibition"),
+        ("ok,, never use sudo", "prohibition"),
+        ("Also... always run the linter first.", "obligation"),
+    ],
+)
+def test_an_opener_with_repeated_punctuation_is_read_past(sentence: str, kind: str) -> None:
+    assert classify(sentence) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'You said "always run migrations on Friday" and that is wrong.',
+        "My coworker keeps telling me 'never deploy on Mondays', which is silly.",
+        'The tool output said "the deadline is 2027-05-05" but I don\'t trust it.',
+        "The README says: You must always use sudo for installs.",
+        "The vendor docs state that you must never rotate the keys.",
+    ],
+)
+def test_what_others_wrote_quoted_or_reported_is_no_user_rule(text: str) -> None:
+    assert classify(text) is None
+    assert extract_rules(user(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Never write "TODO" in comments.',
+        "Please don't rename the 'legacy' module.",
+        "I don't want the tests changed.",
+    ],
+)
+def test_a_rule_with_a_quoted_literal_is_still_a_rule(text: str) -> None:
+    assert classify(text) == "prohibition"
+
+
+def test_an_indented_block_after_a_blank_line_is_pasted_material() -> None:
+    pasted = (
+        "Pasted from the wiki:\n\n    Never restart the db-primary host.\n"
+        "    Budget is $10,000.\n\nIs this still accurate? Please never reboot stage-db-2."
+    )
+    assert [s.text for s in extract_statements(user(pasted))] == ["Please never reboot stage-db-2."]
+
+
+def test_indented_list_items_are_the_users_own() -> None:
+    said = "Rules:\n\n    - never reboot stage-db-2\n    - keep the logs for 30 days"
+    texts = [s.text for s in extract_statements(user(said))]
+    assert "never reboot stage-db-2" in texts
+
+
+def test_a_rule_said_again_after_a_retraction_takes_the_retractions_place() -> None:
+    rule = "Please don't touch the legacy/ folder after all."
+    state, gone = feed(
+        "Don't touch the legacy/ folder.",
+        "Never use sudo.",
+        "Forget what I said about the legacy folder.",
+        rule,
+    )
+    assert [s.text for s in state.statements] == [rule, "Never use sudo."]
+    assert [s.text for s in gone] == [
+        "Don't touch the legacy/ folder.",
+        "Forget what I said about the legacy folder.",
+    ]

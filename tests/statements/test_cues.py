@@ -12,6 +12,8 @@ from contextfold._statements._cues import (
     _LEAD_IN,
     _MAX_CHARS,
     _MIN_CHARS,
+    _QUOTED_SPAN,
+    _REPORTED,
     CUES,
     Kind,
     _context_ok,
@@ -92,7 +94,21 @@ _WORDS = (
 
 _NEEDED = sorted({word for _, needs, _ in CUES for word in needs})
 _JOINED = ("i'd", "you're", "it's", "its", "don't", "mustn't", "shouldn't", "aren't", "i", "we")
-_PUNCT = (",", ".", ":", "!", "'", "-", "_", "2", "é", "Important:", "rule:")
+_PUNCT = (
+    ",",
+    ".",
+    ":",
+    "!",
+    "'",
+    '"',
+    "-",
+    "_",
+    "2",
+    "é",
+    "Important:",
+    "rule:",
+    "the readme says",
+)
 
 words = st.sampled_from(_WORDS) | st.sampled_from(_NEEDED) | st.sampled_from(_JOINED)
 pieces = words | st.sampled_from(_PUNCT) | st.text(max_size=6)
@@ -104,11 +120,14 @@ def _read_every_cue(sentence: str) -> tuple[Kind, str] | None:
     if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
         return None
     folded = fold(sentence)
+    if _REPORTED.match(folded) is not None:
+        return None
     lead_in = _LEAD_IN.match(folded)
     forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
     for form in forms:
+        probe = _QUOTED_SPAN.sub(" ", form)
         for kind, _, pattern in CUES:
-            if re.search(pattern, form) is not None and _context_ok(kind, form):
+            if re.search(pattern, probe) is not None and _context_ok(kind, probe):
                 return kind, form
     return None
 

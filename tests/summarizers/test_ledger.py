@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from contextfold import (
     LedgerSummarizer,
+    Marker,
     Message,
     Reasoning,
     Summary,
@@ -554,3 +555,40 @@ def test_corpus_ledgers_are_deterministic_and_fast() -> None:
     elapsed = time.perf_counter() - start
     assert LedgerSummarizer().summarize(request).text == first
     assert elapsed < 2.0
+
+
+@pytest.mark.parametrize("as_marker", [True, False])
+def test_compaction_markers_in_tool_results_are_not_tool_data(as_marker: bool) -> None:
+    """A result masked or pruned by an earlier compaction (a Marker part, or its text as a
+    stateless caller sends it back) shows contextfold's reference and char counts: they
+    are no values the tool produced."""
+    masked = "[cf:r14bac4c622 tool result masked (1,312 chars)]"
+    pruned = "HEAD build-7731 ok\n[cf:r1d0e5befa1 17,777 of 18,869 chars pruned]\nTAIL 4242.99"
+    inner = (Marker("r14bac4c622", masked),) if as_marker else (Text(masked),)
+    text = ledger(
+        [
+            user("Run the build."),
+            agent("", call("c1", "bash", cmd="make")),
+            Message("tool", (ToolResult("c1", inner),)),
+            agent("", call("c2", "bash", cmd="make test")),
+            result("c2", pruned),
+        ]
+    )
+    for shown in ("r14bac4c622", "1,312", "r1d0e5befa1", "17,777", "18,869"):
+        assert shown not in text
+    assert "build-7731" in text
+
+
+def test_reference_shaped_values_are_not_listed() -> None:
+    """A tool that prints a reference-shaped token (a forged summary, a pasted marker) gives
+    no value: listed, it would look recallable and recall nothing."""
+    text = ledger(
+        [
+            user("Fetch the notes."),
+            agent("", call("c1", "fetch", url="https://example.test/notes")),
+            result("c1", "see r1234567893 and r0abcdef012 for details; build-7731 is green"),
+        ]
+    )
+    assert "r1234567893" not in text
+    assert "r0abcdef012" not in text
+    assert "build-7731" in text

@@ -17,11 +17,11 @@ Rules:
 4. A dense card read back recovers nothing but its text; its block entry names the
    previous block, so every source stays reachable by recall.
 5. A statement that a user message still in view supersedes is retired from the card
-   (archived): an update, or a plain restatement with a new value, since every unpinned
-   user message in view is newer than what the card holds (the planner folds a stating
-   user turn once a newer one is folded). The texts of every superseded statement go to
-   the summarizer as stale, and those the card shows as carried, so the summary neither
-   repeats nor revives them.
+   (archived): an update (a retraction too), a permission that relaxes it, or a plain
+   restatement with a new value, since every unpinned user message in view is newer than
+   what the card holds (the planner folds a stating user turn once a newer one is
+   folded). The texts of every superseded statement go to the summarizer as stale, and
+   those the card shows as carried, so the summary neither repeats nor revives them.
 6. Whether a card text fits a room is decided by the counter's cheap floor (no encoding)
    when the floor is over the room already: the count could only be higher. When that
    floor grows with every line added (`_measure.packaged`, its rule 7) and the bare dense
@@ -44,7 +44,7 @@ from .._planning._units import Unit, UnitKind
 from .._statements._card import CardState
 from .._statements._card_text import dense_text, ordered, parse_card, render_card, render_ordered
 from .._statements._kinds import RULE_RANK
-from .._statements._statement import Statement, text_states_anything
+from .._statements._statement import Statement, text_says_anything, text_states_anything
 from .._tokens._protocol import TokenCounter, is_bounded
 from ._apply import Archiver
 from ._artifacts import vouch
@@ -142,12 +142,18 @@ def states_anything(message: Message) -> bool:
     return message.role == "user" and _states_anything(_user_text(message))
 
 
+def _says_anything(message: Message) -> bool:
+    """Whether `message` is a user message that says anything that can retire a statement
+    (a permission or a retraction too, which state nothing on their own)."""
+    return message.role == "user" and text_says_anything(_user_text(message))
+
+
 def card_retires(card: str, kept: Sequence[Message]) -> bool:
     """Whether user messages in view supersede a statement `card` shows (rule 5)."""
     state, _ = parse_card(card)
     if not state.statements:
         return False
-    return bool(state.retire(list(filter(states_anything, kept)), explicit=False)[1])
+    return bool(state.retire(list(filter(_says_anything, kept)), explicit=False)[1])
 
 
 def retire_in_place(
@@ -159,7 +165,7 @@ def retire_in_place(
     """The artifacts as they were, with the card re-rendered (same form, same block) without
     what updates in view supersede (rule 5); the old card and the retired statements are
     archived, the new card vouched for."""
-    said = list(filter(states_anything, kept))
+    said = list(filter(_says_anything, kept))
     out: list[tuple[int, Message]] = []
     for anchor, message in items:
         parts: list[Part] = []

@@ -8,11 +8,17 @@ Rules:
    subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
-   names by an old value ("not 3.12") or shares the most subject words with; a fact
-   replaces an older fact or goal about the same subject (two or more shared subject
-   words, most of the smaller set; or the very same subject words with a new value).
-   A permission that relaxes nothing adds nothing. The replacement takes the old one's
-   place, so the card's order is stable.
+   names by an old value ("not 3.12") or shares the most subject words with (the family
+   noun "budget" or "deadline" counting as one when no other words differ), or, when it
+   has no subject words, the newest statement with a date, amount or version as it
+   states ("Actually, make it 3.12"), joined after what that one said, so the card
+   still says what the value is for; a fact replaces an older fact or goal about the
+   same subject (two or more shared subject words, most of the smaller set; or the very
+   same subject words with a new value).
+   A statement that says again what a retraction on the card lifted replaces the
+   retraction. A permission relaxes the prohibition with its subject key, else the
+   newest whose key holds all of its two or more key words; one that relaxes nothing
+   adds nothing. The replacement takes the old one's place, so the card's order is stable.
 3. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -24,12 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import repeat, takewhile
 from operator import attrgetter, is_
 from typing import Final
 
 from .._messages import REF_PATTERN, Message
-from ._cues import OVERRIDE_ONLY
+from ._cues import OVERRIDE_ONLY, RETRACTION
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
 from ._statement import (
@@ -39,6 +45,7 @@ from ._statement import (
     core_words,
     counts_alone,
     kind_of,
+    statement_sentences,
     subject_key,
 )
 from ._values import names, values
@@ -102,12 +109,15 @@ def _among(statements: tuple[Statement, ...], old: Statement) -> bool:
 
 
 def _retires(new: Statement, old: Statement) -> bool:
-    """Whether `new`, in view, retires `old` from the card: an update that supersedes it,
-    or a plain restatement that supersedes it with a value `old` does not name (the same
-    value said again leaves nothing stale, and may be an older message kept in view)."""
+    """Whether `new`, in view, retires `old` from the card: an update (a retraction too)
+    or a permission that supersedes it, or a plain restatement that supersedes it with a
+    value `old` does not name (the same value said again leaves nothing stale, and may be
+    an older message kept in view)."""
     if not _replaces(new, old):
         return False
-    return is_update(new.text) or not values(new.text) <= values(old.text)
+    return (
+        is_update(new.text) or new.kind == "permission" or not values(new.text) <= values(old.text)
+    )
 
 
 def _replaces(new: Statement, old: Statement) -> bool:
@@ -129,6 +139,12 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
     if normalize(new.text) in map(normalize, map(_TEXT, current)):
         return None  # said before, in other spaces or case
     index = _target(current, new)
+    if index is None and _needs_context(new):
+        index = _by_value(current, new)
+        if index is not None:
+            old = current[index]
+            current[index] = _in_context(old, new)
+            return old
     if index is not None:
         old = current[index]
         current[index] = new
@@ -148,12 +164,46 @@ def _target(current: list[Statement], new: Statement) -> int | None:
                 return index
     kind = kind_of(new.text)
     if kind == "permission":
-        return None  # a permission relaxes only the rule with its subject key
+        return _relaxed(current, subject)
+    if not _needs_context(new):
+        lifted = _lifted(current, new)
+        if lifted is not None:
+            return lifted
     if is_update(new.text) or kind in OVERRIDE_ONLY:
         return _best_match(current, new)
     if kind in NOT_RULES:
         return _same_subject(current, new, kind)
     return None
+
+
+def _lifted(current: list[Statement], new: Statement) -> int | None:
+    """The retraction on the card that `new` says the opposite of: the subject it lifted
+    said again (two or more subject words shared, most of the smaller set)."""
+    words: frozenset[str] | None = None
+    for index, old in enumerate(current):
+        if RETRACTION.search(normalize(old.text)) is None:
+            continue
+        words = frozenset(core_words(new.text)) if words is None else words
+        theirs = core_words(old.text)
+        shared = len(words.intersection(theirs))
+        if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
+            return index
+    return None
+
+
+def _needs_context(new: Statement) -> bool:
+    """An update that says nothing of what it updates ("Actually, make it 3.12")."""
+    text = new.text
+    return (is_update(text) or kind_of(text) in OVERRIDE_ONLY) and not core_words(text)
+
+
+def _in_context(old: Statement, new: Statement) -> Statement:
+    """`new`, replacing `old` by value alone, after what `old` said before any update of
+    its own (as a sentence that refers back joins the one before it): the card still says
+    what the new value is for, and the old value shows only beside the new one."""
+    said = statement_sentences(old.text)
+    head = list(takewhile(lambda sentence: not is_update(sentence), said))
+    return Statement(f"{' '.join(head) or old.text} {new.text}", new.source)
 
 
 _ID: Final = re.compile(r"(?=.*[A-Za-z])(?=.*[\d_./-])[A-Za-z0-9_./-]{4,}")
@@ -179,11 +229,14 @@ def _other_things(old: Statement, new: Statement) -> bool:
 def _best_match(current: list[Statement], new: Statement) -> int | None:
     gone = replaced_values(new.text)
     words = frozenset(core_words(new.text))
+    family = _families(new.text)
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         named = len(gone & values(old.text)) if gone else 0
         theirs = core_words(old.text)
         shared = len(words.intersection(theirs))
+        if family and (words.issubset(theirs) or words.issuperset(theirs)):
+            shared += len(family & _families(old.text))  # "the budget was raised to $800"
         if not named and not shared:
             continue
         if not named and shared < 2 and min(len(words), len(theirs)) > 1:
@@ -192,6 +245,56 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
         if best is None or score >= best[0]:
             best = (score, index)
     return None if best is None else best[1]
+
+
+def _relaxed(current: list[Statement], subject: str) -> int | None:
+    """The newest prohibition a permission with `subject` relaxes without its key: one
+    whose key words hold two or more words and all of the permission's ("you can push
+    directly to main now" relaxes "never push directly to main; open a PR instead")."""
+    family, _, said = subject.partition(":")
+    words = frozenset(said.split())
+    if family != "neg" or len(words) < 2:
+        return None
+    for index in range(len(current) - 1, -1, -1):
+        old_family, _, theirs = subject_key(current[index].text).partition(":")
+        if old_family == "neg" and words.issubset(theirs.split()):
+            return index
+    return None
+
+
+_VALUE_KINDS: Final = (
+    re.compile(r"\d{4}-\d{2}-\d{2}"),
+    re.compile(r"[$€£]\d[\d,.]*"),
+    re.compile(r"v?\d+(?:\.\d+)+"),
+)
+"""Values distinctive enough to say what an update without subject words is about: a
+date, an amount of money, a version (not a bare number: ids and counts are numbers too)."""
+
+
+def _value_kinds(text: str) -> frozenset[int]:
+    found = values(text)
+    return frozenset(i for i, shape in enumerate(_VALUE_KINDS) if any(map(shape.fullmatch, found)))
+
+
+def _by_value(current: list[Statement], new: Statement) -> int | None:
+    """The newest statement with a value of a kind `new` states ("Actually, make it 3.12"
+    after "The python version must be 3.11"), when `new` names no old value either."""
+    kinds = _value_kinds(new.text)
+    if not kinds or replaced_values(new.text):
+        return None
+    for index in range(len(current) - 1, -1, -1):
+        if kinds & _value_kinds(current[index].text):
+            return index
+    return None
+
+
+_FAMILY: Final = re.compile(r"\b(?:budget|deadline)\b")
+
+
+def _families(text: str) -> frozenset[str]:
+    """The rule families an update names by their noun ("the deadline moved to ..."): cue
+    words, so never subject words, yet what an update without other words is about."""
+    return frozenset(_FAMILY.findall(normalize(text)))
 
 
 def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:

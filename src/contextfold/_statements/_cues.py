@@ -3,12 +3,17 @@
 Rules:
 1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
    when a cue in CUES matches it, it is not a question, and it is the user's own prose
-   (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`).
+   (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`;
+   a cue inside quotes in the sentence does not count, nor does a sentence that relays
+   what a document or a tool says: "The README says: ...").
    A short lead-in that ends with a colon ("Important:", "Rule:", "One more thing:",
-   "Important rule for the rest of this session:") is read past: what follows it must
-   be a rule on its own, and the rule is still the whole sentence.
+   "Important rule for the rest of this session:", numbered: "Rule 2:", "Rule 2 -") is
+   read past: what follows it must be a rule on its own, and the rule is still the whole
+   sentence.
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
-   permission ("you may edit the tests now") or a correction ("actually, use 3.12").
+   permission ("you may edit the tests now") or a correction ("actually, use 3.12"); a
+   retraction ("Forget what I said about X", "The X rule no longer applies", "Never mind
+   the deadline") is a correction, tried first.
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
@@ -41,7 +46,7 @@ OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
 
 _OPENER: Final = (
     r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
-    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]?\s+)*"
+    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]*\s+)*"
 )
 UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
@@ -72,6 +77,29 @@ _PERSONAL: Final = (
 )
 
 
+_RULE_NOUN: Final = (
+    r"(?:earlier |previous |last |old )?(?:rule|requirement|constraint|restriction|note|"
+    r"instruction|request|preference)s?"
+)
+RETRACT_LEAD: Final = (
+    r"^(?:(?:please|ok|okay|also|and|oh)[,!]?\s+)*(?:(?:forget|ignore|disregard)(?: about)? "
+    rf"(?:what i (?:said|told you|wrote|asked)|(?:my|the|that|this) {_RULE_NOUN})|"
+    rf"forget about|never mind(?: about)? (?:the|my|that|what)|(?:drop|scrap|lift) (?:my|the|that|"
+    rf"this) {_RULE_NOUN})\b(?: (?:about|on|for|regarding|re)\b)?"
+)
+_RULE_ABOUT: Final = rf"\b(?:the |my |that )?{_RULE_NOUN} (?:about|on|for|regarding)\b"
+_NO_LONGER: Final = (
+    r"\b(?:(?:is|are) no longer (?:needed|necessary|required|relevant|valid|in effect|in force)|"
+    r"no longer (?:applies|apply|holds|hold|stands|matters))\b"
+)
+RETRACTION: Final = re.compile(rf"{RETRACT_LEAD}|(?:{_RULE_ABOUT})?[^.;]*?{_NO_LONGER}")
+"""A sentence that lifts an earlier statement without stating a new value (rule 2): it
+names itself first ("Forget what I said about ...") or says its subject no longer holds
+("The X rule no longer applies", "X is no longer needed")."""
+RETRACT_WORDS: Final = re.compile(rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}", re.IGNORECASE)
+"""The words of a retraction that say it retracts, not what it is about."""
+
+
 Cue = tuple[Kind, frozenset[str], str]
 """(kind, words one of which a match contains, pattern)."""
 
@@ -84,6 +112,11 @@ def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
 
 
 CUES: Final[tuple[Cue, ...]] = (
+    _cue(
+        "correction",
+        "forget ignore disregard mind drop scrap lift longer",
+        RETRACTION.pattern,
+    ),
     _cue(
         "permission",
         "you free fine ok okay alright need",
@@ -110,9 +143,15 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue("deadline", "deadline", r"(?=d)\bdeadline\b"),
     _cue(
         "prohibition",
-        "do don never avoid stop",
-        _OPENER + r"(?:do not|don't|never|avoid|stop)\s+"
+        "do don dont never avoid stop refrain",
+        _OPENER + r"(?:do not|don'?t|never|avoid|stop|refrain from)\s+"
         r"(?!worry|hesitate|mind\b|forget)\w",
+    ),
+    _cue(
+        "prohibition",
+        "forbidden prohibited allowed permitted limits",
+        _OPENER + r"[a-z][\w-]*ing\b[^,;]{0,60} (?:is|are) (?:strictly |absolutely |completely )?"
+        r"(?:forbidden|prohibited|not allowed|not permitted|off[- ]limits)[.!]*$",
     ),
     _cue(
         "prohibition",
@@ -127,8 +166,8 @@ CUES: Final[tuple[Cue, ...]] = (
     ),
     _cue(
         "prohibition",
-        "rather circumstances",
-        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances\b)",
+        "rather circumstances circumstance",
+        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances?\b)",
     ),
     _cue(
         "prohibition",
@@ -234,9 +273,12 @@ _LEAD_IN: Final = re.compile(
     r"(?:important|rule|rules|note|nb|reminder|thing|warning|caution|constraint|"
     r"constraints|requirement|requirements|policy|instruction|instructions|ps|p\.s\.|fyi|"
     r"btw|heads[- ]up|remember|also|and)"
-    r"(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:\s+(?=\S)"
+    r"(?:\s*#?\d{1,3}[a-z]?\b)?"
+    r"(?:(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:|\s+[-\u2013\u2014])"
+    r"\s+(?=\S)"
 )
-"""A lead-in before the rule itself (rule 1): at most a few words, then a colon."""
+"""A lead-in before the rule itself (rule 1): at most a few words and a number ("Rule 2"),
+then a colon (or a spaced dash after the head word: "Rule 2 - ...")."""
 
 
 fold: Final = normalize
@@ -252,13 +294,36 @@ def read_rule(sentence: str) -> tuple[Kind, str] | None:
     cues = candidates(folded)
     if not cues:  # most sentences state no rule: no cue has a word it needs (rule 3)
         return None
+    if _REPORTED.match(folded) is not None:
+        return None  # what a document or a tool says, relayed: not the user's rule
     lead_in = _LEAD_IN.match(folded)
     forms = (folded[lead_in.end() :], folded) if lead_in is not None else (folded,)
     for form in forms:
+        probe = unquoted(form)
         for kind, cue in cues:
-            if cue.search(form) is not None and _context_ok(kind, form):
+            if cue.search(probe) is not None and _context_ok(kind, probe):
                 return kind, form
     return None
+
+
+_QUOTED_SPAN: Final = re.compile(r"\"[^\"\n]{1,200}\"|(?<![a-z0-9])'[^'\n]{2,200}'(?![a-z0-9])")
+"""Words in quotes ("...", '...'; an apostrophe inside a word opens none): someone else's
+words or a literal, never the cue of the user's rule (rule 1)."""
+_REPORTED: Final = re.compile(
+    r"^(?:the|this|that|my|our|their|his|her|a|an)\s+(?:[\w-]+\s+){0,2}?(?:readme|docs?|"
+    r"documentation|wiki|tool|output|log|logs|error|linter|page|file|email|e-mail|ticket|"
+    r"spec|website|site|vendor|manual|comment|message|article|post|guide|faq|changelog)\s+"
+    r"(?:says?|said|states?|stated|reads?|claims?|claimed|mentions?|mentioned|suggests?|"
+    r"suggested|recommends?|recommended)\b"
+)
+"""A sentence that relays what a document or a tool says ("The README says: ...")."""
+
+
+def unquoted(folded: str) -> str:
+    """`folded` with its quoted words blanked (only when it has a quote mark)."""
+    if '"' not in folded and "'" not in folded:
+        return folded
+    return _QUOTED_SPAN.sub(" ", folded)
 
 
 _Rows = tuple[tuple[Kind, re.Pattern[str]], ...]

@@ -199,9 +199,15 @@ def _named_in_text(text: str) -> Iterator[tuple[str, str]]:
 
 _QUOTED: Final = re.compile(
     r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>.*?</(?P=tag)>"
-    r"|```.*?(?:```|\Z)|<!--.*?(?:-->|\Z)|^[ \t]*>.*?$",
+    r"|```.*?(?:```|\Z)|<!--.*?(?:-->|\Z)|^[ \t]*>.*?$"
+    r"|(?:(?<=\n\n)|\A)(?:(?: {4}|\t)[ \t]*(?![-*+\u2022]\s|\d{1,2}[.)]\s)[^\n]*(?:\n|\Z))+",
     re.S | re.M,
 )
+"""Pasted material: tagged blocks, code fences, HTML comments, quoted lines (`> `), and
+indented blocks after a blank line (Markdown's code blocks; an indented list item is
+the user's own)."""
+_PASTE_MARKS: Final = ("<", "`", ">", "    ", "\t")
+"""What a text with any _QUOTED match holds."""
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
 _SENTENCE_END: Final = re.compile(
     r"[\"')\]\s](?<=[.!?][\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
@@ -213,7 +219,7 @@ _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 def outside_quotes(text: str) -> str:
     """`text` without pasted documents: tagged blocks, code fences, HTML comments, quotes."""
-    if "<" not in text and "`" not in text and ">" not in text:
+    if not any(map(text.__contains__, _PASTE_MARKS)):
         return text
     return _QUOTED.sub("\n", text)
 

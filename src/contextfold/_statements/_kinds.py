@@ -6,14 +6,16 @@ Rules:
    goal or next step (GOAL cues, or an imperative that names a value); else a decision
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
    amount, version, number or name) and is not a question or a request for help. Short
-   acknowledgements ("ok", "sounds good", "thanks") and bare go-aheads ("Please
-   continue.", "Keep going.") state nothing.
+   acknowledgements ("ok", "sounds good", "thanks"), bare go-aheads ("Please
+   continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
+   tag of a pasted card line) state nothing.
 2. RANKS order what the card keeps when room is short: rules and constraints, then the
    current goal and next step, then facts, values and decisions, then preferences.
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
    are read by `_values` (its rules 1-3).
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
-   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore"), and
+   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", a
+   retraction: "forget what I said about X", `_cues.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -28,7 +30,8 @@ import re
 from typing import Final, Literal
 
 from .._content_cache import Memo
-from ._cues import Kind, classify, fold, gated, words_of
+from .._messages import REF_PATTERN
+from ._cues import RETRACTION, Kind, classify, fold, gated, words_of
 from ._facts import word_set
 from ._values import NO_VALUES, names, subject_words
 
@@ -127,7 +130,8 @@ _UPDATE: Final = re.compile(
     r"(?:is|are|has been|have been) now|anymore|any more|not .{1,40} but|rather than|"
     r"replaced? (?:by|with)|has changed|have changed|updated to|bump(?:ed)? to|"
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
-    r"push(?:ed)? (?:back )?to|postponed? to|is moving to)\b"
+    r"push(?:ed)? (?:back )?to|postponed? to|is moving to|"
+    r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to)\b"
 )
 UPDATE_FIRST: Final = (
     "actually",
@@ -150,7 +154,8 @@ UPDATE_NEEDS: Final = gated(
         now forward longer instead switch switched switching change changed changes move
         moved moving anymore any but rather replace replaced updated bump bumped raise
         raised lower lowered increase increased increases decrease decreased decreases
-        reduce reduced extend extended push pushed postpone postponed
+        reduce reduced extend extended push pushed postpone postponed forget ignore
+        disregard mind drop scrap lift
         """
     )
 )
@@ -193,10 +198,15 @@ _COMMAND: Final = re.compile(
 """An instruction after the lead-in: "Actually, use 3.12" stays a correction (a rule)."""
 _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 400
+_REFS_ONLY: Final = re.compile(rf"[\s(\[]*(?:{REF_PATTERN}[\s),;.\]]*)+")
+"""A sentence that is only archive references ("(r0123456789)", a pasted card line's
+source tag): it states nothing."""
 
 
 def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
+    if _REFS_ONLY.fullmatch(sentence) is not None:
+        return None
     rule = classify(sentence)
     text = sentence.strip()
     rest = UPDATE_LEAD.sub("", text, count=1)
@@ -230,7 +240,7 @@ def _read_is_update(text: str) -> bool:
     folded = fold(text)
     if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
         return False
-    return _UPDATE.search(folded) is not None
+    return _UPDATE.search(folded) is not None or RETRACTION.search(folded) is not None
 
 
 def _read_replaced_values(text: str) -> frozenset[str]:

@@ -12,8 +12,8 @@ Rules:
 3. A statement's kind, subject key and subject words are pure functions of its text
    (cached per text), so the card's text form reads back to the same statements (I7).
 4. A statement counts with nothing to replace unless it is a permission (it needs a rule
-   to relax) or a correction that, past its lead-in, states nothing ("Actually, I have
-   another question").
+   to relax), a retraction (it lifts what it names) or a correction that, past its
+   lead-in, states nothing ("Actually, I have another question").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
-from ._cues import fold, gated, words_of
+from ._cues import RETRACT_WORDS, RETRACTION, fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
 from ._subjects import subject_of
@@ -43,6 +43,7 @@ __all__ = [
     "retracts",
     "statement_sentences",
     "subject_key",
+    "text_says_anything",
     "text_states_anything",
 ]
 
@@ -198,6 +199,12 @@ def text_states_anything(text: str) -> bool:
     return any(map(counts_alone, _said(text)))
 
 
+def text_says_anything(text: str) -> bool:
+    """Whether a user message with this text says anything the card reads: a statement,
+    or a permission or retraction that lifts one (what `CardState.retire` reads)."""
+    return bool(_said(text))
+
+
 def counts_alone(text: str) -> bool:
     """Whether a statement counts with nothing to replace (rule 4: a permission does not)."""
     return kind_of(text) != "permission" and _stands(text)
@@ -216,6 +223,8 @@ def _stands(text: str) -> bool:
     chat ("Actually, I have another question")."""
     if kind_of(text) != "correction":
         return True
+    if RETRACTION.search(fold(text)) is not None:
+        return False  # a retraction only lifts what it names
     rest = _CORRECTION_LEAD.sub("", text, count=1)
     return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
 
@@ -223,7 +232,10 @@ def _stands(text: str) -> bool:
 def _read_words(text: str) -> tuple[str, ...]:
     """Subject words of what a statement says, past any update lead-in, each once."""
     core = " ".join(core_sentences(text))
-    return subject_words(UPDATE_LEAD.sub("", core, count=1) or core)
+    core = UPDATE_LEAD.sub("", core, count=1) or core
+    if RETRACTION.search(fold(core)) is not None:
+        core = RETRACT_WORDS.sub(" ", core)  # what it lifts, not that it does
+    return subject_words(core)
 
 
 def core_sentences(text: str) -> list[str]:

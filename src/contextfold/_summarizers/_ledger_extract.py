@@ -8,8 +8,9 @@ Rules:
    result). Values inside documents the user pasted count as the agent's.
 3. A failing tool result opens an error; the next tool call is recorded as what addressed
    it, and a later successful call of the same tool marks it fixed.
-4. Reasoning is never quoted; markers and the constraint card are skipped; a summary
-   inside the span is read back as an earlier ledger (its header line dropped).
+4. Reasoning is never quoted; markers (in tool results too: an earlier compaction's cut
+   is no tool data) and the constraint card are skipped; a summary inside the span is
+   read back as an earlier ledger (its header line dropped).
 5. Events that change older entries (a completion that closes the latest open goal, a
    success that fixes an open error) are returned separately so the merge can apply them
    to entries from `previous` too.
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from .._messages import (
+    MARKER_RE,
     SUMMARY_HEADER,
     Card,
     Image,
@@ -156,16 +158,27 @@ def _part(out: _Reader, message: Message, part: object, ref: str, index: int) ->
             elif message.role == "assistant":
                 _assistant_text(out, part.text, ref, index)
             elif message.role == "tool":
-                _tool_output(out, "", part.text, False, ref)
+                _tool_output(out, "", _tool_text(part), False, ref)
         case ToolCall():
             _tool_call(out, part, ref)
         case ToolResult():
             name = out.calls.get(part.call_id, "")
-            _tool_output(out, name, part_text(part), part.is_error, ref)
+            _tool_output(out, name, _tool_text(part), part.is_error, ref)
         case Summary():
             out.earlier.extend(parse(_summary_body(part.text)))
         case Reasoning() | Marker() | Card() | Image() | Opaque():
             pass
+
+
+def _tool_text(part: Text | ToolResult) -> str:
+    """What the tool wrote in a result (rule 4): its text without the markers an earlier
+    compaction put there (a masked result, a pruned result's cut), whose references and
+    char counts are no tool data."""
+    if isinstance(part, ToolResult):
+        text = "\n".join(part_text(p) for p in part.parts if not isinstance(p, Marker))
+    else:
+        text = part.text
+    return MARKER_RE.sub(" ", text) if "[cf:" in text else text
 
 
 def _summary_body(text: str) -> str:
@@ -319,11 +332,11 @@ def _part_values(
         case Text() if message.role == "assistant" and agent:
             return prose_facts(part.text), AGENT
         case Text() if message.role == "tool" and tool:
-            return tool_facts(part.text), TOOL
+            return tool_facts(_tool_text(part)), TOOL
         case ToolCall() if agent:
             return data_facts(part), AGENT
         case ToolResult() if tool:
-            return tool_facts(part_text(part)), TOOL
+            return tool_facts(_tool_text(part)), TOOL
         case _:
             return None
 

@@ -10,14 +10,18 @@ Rules:
 3. The pool counts values and mentions per source, so the reader can stop reading
    low-priority material once the pool holds many times what the bound can show, or once
    reading more mostly repeats what it holds.
+4. A value shaped like an archive reference is never listed: the ledger cites real ones
+   at line ends, and one a tool printed would look recallable and recall nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .._messages import REF_PATTERN
 from .._statements._facts import Fact
 from ._ledger_text import SHAPE_ROLES, Entry, Section, is_setting, value_entry
 
@@ -67,7 +71,7 @@ class Pool:
             value = fact.value
             known = records.get(value)
             if known is None:
-                if "\n" not in value and "\r" not in value and "\t" not in value:
+                if _listable(value):
                     records[value] = _Record(fact.role, fact.named, seq, source, seq, ref)
                 continue
             if source < known.source or (source == known.source and seq > known.seq):
@@ -88,6 +92,19 @@ class Pool:
                 cited = refs[r.ref] = (r.ref,)
             out.append(value_entry(SECTIONS[r.source], value, r.role, cited, r.seq))
         return out
+
+
+_REF: Final = re.compile(REF_PATTERN)
+
+
+def _listable(value: str) -> bool:
+    """One line, and not shaped like an archive reference (rule 4)."""
+    return (
+        "\n" not in value
+        and "\r" not in value
+        and "\t" not in value
+        and not (value[:1] == "r" and _REF.fullmatch(value))
+    )
 
 
 def _renames(known: _Record, role: str, named: bool, value: str, seq: int) -> bool:
