@@ -8,14 +8,13 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contextfold._statements._cue_table import CUES, Kind
 from contextfold._statements._cues import (
     _LEAD_IN,
     _MAX_CHARS,
     _MIN_CHARS,
     _QUOTED_SPAN,
     _REPORTED,
-    CUES,
-    Kind,
     _context_ok,
     candidates,
     classify,

@@ -35,7 +35,7 @@ from operator import attrgetter, is_
 from typing import Final
 
 from .._messages import REF_PATTERN, Message
-from ._cues import OVERRIDE_ONLY, RETRACTION
+from ._cue_table import OVERRIDE_ONLY, RETRACTION
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
 from ._statement import (

@@ -15,7 +15,7 @@ Rules:
    are read by `_values` (its rules 1-3).
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", a
-   retraction: "forget what I said about X", `_cues.RETRACTION`), and
+   retraction: "forget what I said about X", `_cue_table.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -31,7 +31,8 @@ from typing import Final, Literal
 
 from .._content_cache import Memo
 from .._messages import REF_PATTERN
-from ._cues import RETRACTION, Kind, classify, fold, gated, words_of
+from ._cue_table import RETRACTION, Kind
+from ._cues import classify, fold, gated, words_of
 from ._facts import word_set
 from ._values import NO_VALUES, names, subject_words
 

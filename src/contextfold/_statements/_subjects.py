@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ._cues import UNIT, Kind, fold, read_rule
+from ._cue_table import UNIT, Kind
+from ._cues import fold, read_rule
 from ._facts import word_set
 
 FILLER: Final = word_set(
