@@ -6,6 +6,8 @@ import asyncio
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import ContextManager
@@ -259,3 +261,38 @@ def test_restore_keeps_every_observation_the_calibration_fits() -> None:
         straight.counter.offset,
     )
     assert resumed.tokens() == straight.tokens()
+
+
+_GOOD = [
+    {"role": "user", "content": "Run the tests."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "3 passed"},
+    {"role": "assistant", "content": "All green."},
+]
+
+
+@given(
+    st.lists(st.sampled_from(_GOOD), max_size=6),
+    st.integers(min_value=0),
+    st.sampled_from([{"role": "narrator", "content": "x"}, {"content": "no role"}, "text", 7]),
+)
+def test_extend_adds_all_or_none_and_names_the_bad_index(
+    batch: list[dict[str, object]], at: int, bad: object
+) -> None:
+    manager = ContextManager(10_000, format="openai-chat", system="You are terse.")
+    manager.add({"role": "user", "content": "Hello."})
+    before = (manager.messages(), manager.tokens(), manager.view())
+    where = at % (len(batch) + 1)
+    with pytest.raises(cf.InvalidConversation) as caught:
+        manager.extend([*batch[:where], bad, *batch[where:]])
+    assert caught.value.index == where
+    assert f"message {where}" in str(caught.value)
+    assert (manager.messages(), manager.tokens(), manager.view()) == before
+    manager.extend(batch)  # the same manager still takes a good batch
+    assert len(manager.messages()) == len(before[0]) + len(batch)

@@ -41,7 +41,7 @@ from ._engine._counting import (
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
-from ._manager_intake import request_shaped, tool_specs
+from ._manager_intake import read_batch, request_shaped, tool_specs
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
 from ._planning._trigger import Trigger, TriggerState, adapted_low, after, decide
@@ -138,9 +138,10 @@ class ContextManager(Generic[W]):
         return seq
 
     def extend(self, messages: Iterable[object]) -> None:
-        """Append several messages."""
-        for message in messages:
-            self.add(message)
+        """Append several messages, all or none: a bad one raises naming its index in
+        `messages`, and none of them is added (`_manager_intake` rule 3)."""
+        for item in read_batch(messages, self._parse):
+            self._append(item, pin=False, droppable=False)
 
     def _parse(self, wire: object) -> list[Message]:
         _, conversation = parse([request_shaped(to_plain(wire), self.format)], self.format)

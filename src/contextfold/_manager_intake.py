@@ -6,15 +6,18 @@ Rules:
    request message it becomes; anything else passes through untouched.
 2. Tools are ToolSpecs or definitions in the format's wire shape (the dicts an SDK call
    takes), parsed as the format's own `tools`; the given order is kept.
+3. A batch is read whole before any of it is added (`read_batch`): a bad message raises
+   InvalidConversation naming its index in the batch, and the manager takes none of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ._adapters import parse
 from ._adapters._sdk import to_plain
-from ._messages import ToolSpec
+from ._errors import InvalidConversation
+from ._messages import Message, ToolSpec
 
 _ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
 _CHAT_RESPONSE = frozenset({"annotations"})
@@ -47,3 +50,21 @@ def tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
     _, parsed = parse({key: [], "tools": [to_plain(t) for t in wire]}, format)
     specs = iter(parsed.tools)
     return tuple(t if isinstance(t, ToolSpec) else next(specs) for t in given)
+
+
+def read_batch(
+    messages: Iterable[object], read: Callable[[object], list[Message]]
+) -> list[Message]:
+    """Every message of a batch, each read by `read` unless it is a Message (rule 3): a
+    bad one raises with its index in the batch, before anything is added."""
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, Message):
+            out.append(message)
+            continue
+        try:
+            out += read(message)
+        except InvalidConversation as exc:
+            where = {"field": exc.field, "format": exc.format}
+            raise InvalidConversation(exc.reason, index=index, **where) from exc
+    return out
