@@ -310,7 +310,7 @@ def broken_inputs(draw: st.DrawFn) -> tuple[list[Item], int, str]:
         at = next(i for i in found if items[i]["call_id"] == dropped["call_id"])
         return items, at, "No tool output found"
     if mutation == "orphan":  # before any item_reference, which may stand for its call
-        refs = [i for i, item in enumerate(items) if item.get("type") == "item_reference"]
+        refs = [i for i, item in enumerate(items) if _is_reference(item)]
         at = draw(st.integers(0, refs[0] if refs else len(items)))
         items.insert(at, draw(function_outputs("call_orphan")))
         return items, at, "no earlier unanswered"
@@ -346,3 +346,10 @@ def near_valid_inputs(draw: st.DrawFn) -> list[Any]:
             else:
                 target[key] = draw(json_values | st.sampled_from(["message", "reasoning"]))
     return items
+
+
+def _is_reference(item: dict[str, Any]) -> bool:
+    """An item_reference, whose `type` may be left out (an `id` and no `role`): the
+    validator's own reading (`_openai_responses_validate`)."""
+    kind = item.get("type")
+    return kind == "item_reference" or (kind is None and "role" not in item and "id" in item)

@@ -59,7 +59,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
     raise ImportError(
         "contextfold.integrations.pydantic_ai needs pydantic-ai 1.87 or later: "
-        "pip install -U 'contextfold[pydantic-ai]'"
+        "pip install 'contextfold[pydantic-ai]' --upgrade"
     ) from exc
 try:  # pydantic-ai releases since late 2026 split feedback that answers no call off retries
     from pydantic_ai.messages import RetryFeedbackPart
