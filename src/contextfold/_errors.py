@@ -137,3 +137,15 @@ class UnknownReference(ArchiveError, KeyError):
 
 class SummarizerError(ContextFoldError):
     """A summarizer backend failed; the message never contains credentials."""
+
+
+def with_article(word: str) -> str:
+    """`word` with its indefinite article, for error text: "an assistant", "a user"
+    (a `u` said as "you" takes "a": user, unique, utility)."""
+    folded = word.lower()
+    vowel = folded[:1] in "aeio" or (folded[:1] == "u" and not folded.startswith(_YOU))
+    return f"{'an' if vowel else 'a'} {word}"
+
+
+_YOU = ("us", "uni", "uti")
+"""Starts of words whose `u` is said as "you"."""

@@ -20,6 +20,7 @@ import contextfold
 from contextfold import FORMATS, Format, Image, Opaque, Reasoning
 from contextfold._adapters import item_count
 from contextfold._adapters._convert import normalize
+from contextfold._errors import with_article
 
 from ..corpus import conversations
 from . import anthropic_strategies, chat_strategies, responses_strategies
@@ -99,7 +100,7 @@ def test_conversion_is_deterministic_and_reports_each_dropped_part(
     assert normalize(conversation, source, target) == (converted, changes)
     assert all(c.index is None or 0 <= c.index < len(conversation.messages) for c in changes)
     unsendable = [
-        (i, f"{p.kind} part in a {m.role} message")
+        (i, f"{p.kind} part in {with_article(m.role)} message")
         for i, m in enumerate(conversation.messages)
         for p in m.parts
         if isinstance(p, Opaque | Reasoning) or (isinstance(p, Image) and m.role != "user")

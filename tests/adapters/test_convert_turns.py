@@ -117,7 +117,7 @@ def test_responses_calls_in_a_row_join_one_assistant_message_without_reasoning()
         {"role": "tool", "tool_call_id": "c2", "content": ""},
         {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
     ]
-    assert Change(1, "dropped", "reasoning part in a assistant message") in changes_of(
+    assert Change(1, "dropped", "reasoning part in an assistant message") in changes_of(
         items, "openai-chat"
     )
 

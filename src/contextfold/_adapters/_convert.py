@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Final, assert_never
 
+from .._errors import with_article
 from .._messages import (
     EMPTY,
     Card,
@@ -122,7 +123,9 @@ def _clean(message: Message, index: int, target: Format, changes: list[Change]) 
         kept = _clean_part(part, message.role, target)
         if kept is None:
             changes.append(
-                Change(index, "dropped", f"{part.kind} part in a {message.role} message")
+                Change(
+                    index, "dropped", f"{part.kind} part in {with_article(message.role)} message"
+                )
             )
             continue
         if isinstance(part, ToolResult) and _fewer_parts(kept, part):

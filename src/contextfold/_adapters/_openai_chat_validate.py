@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from .._errors import with_article
 from .._validation import Problem
 
 _TEXT_ONLY: Final = frozenset({"text"})
@@ -161,7 +162,7 @@ def _check_content(
     if isinstance(content, str) or (optional and (content is None or content is _ABSENT)):
         return
     if content is _ABSENT or content is None:
-        problems.append(Problem(index, "content", f"a {role} message needs content"))
+        problems.append(Problem(index, "content", f"{with_article(role)} message needs content"))
     elif not isinstance(content, list):
         problems.append(Problem(index, "content", "content must be a string or a list of parts"))
     elif not content:
@@ -181,7 +182,9 @@ def _check_part(
         return
     key, expected = _PART_FIELDS[kind]
     if not isinstance(part.get(key), expected):
-        problems.append(Problem(index, f"{where}.{key}", f"a {kind} part needs {key!r}"))
+        problems.append(
+            Problem(index, f"{where}.{key}", f"{with_article(kind)} part needs {key!r}")
+        )
 
 
 def _check_calls(raw: Mapping[str, object], index: int, problems: list[Problem]) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Final
 
-from .._errors import InvalidConversation
+from .._errors import InvalidConversation, with_article
 from .._messages import (
     DETAILS,
     EMPTY,
@@ -141,7 +141,7 @@ def parse_tool(tool: object, position: int) -> ToolSpec:
         return ToolSpec(kind, extras=tool)
     name = tool.get("name")
     if not isinstance(name, str):
-        raise invalid(f"a {kind} tool needs a string 'name'", field=f"{field}.name")
+        raise invalid(f"{with_article(kind)} tool needs a string 'name'", field=f"{field}.name")
     mapped = ["name"]
     description = tool.get("description")
     if isinstance(description, str):
@@ -221,7 +221,9 @@ def _part(part: object, index: int, field: str) -> Part:
     if key is not None:
         text = part.get(key)
         if not isinstance(text, str):
-            raise invalid(f"a {kind} part needs a string {key!r}", index, f"{field}.{key}")
+            raise invalid(
+                f"{with_article(kind)} part needs a string {key!r}", index, f"{field}.{key}"
+            )
         return Text(text, extras=rest(part, (key,)))
     url = part.get("image_url")
     if kind == "input_image" and isinstance(url, str):
