@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contextfold._statements import _cues, _facts, _kinds, _shapes, _statement, _values
+from contextfold._statements import _cue_table, _cues, _facts, _kinds, _shapes, _statement, _values
 
 from ..strategies import glued
 
@@ -587,3 +587,38 @@ def test_subject_words_read_values_only_where_they_can_matter(text: str) -> None
 )
 def test_names_says_whether_there_are_values(text: str) -> None:
     assert _values.names(text) == bool(_values._read_values(text))
+
+
+_RETRACTIONS = glued(
+    [
+        "forget what i said about",
+        "ignore the rule",
+        "never mind the",
+        "the rule about",
+        "my earlier requirement on",
+        "is no longer needed",
+        "no longer applies",
+        "no longer",
+        "are no longer in force",
+        "please",
+        "ok,",
+        "deploys",
+    ],
+    (" ", ". ", "; ", ", ", ""),
+    piece_size=6,
+    max_size=8,
+)
+
+
+@given(_RETRACTIONS)
+def test_retraction_in_linear_time_finds_what_the_pattern_finds(text: str) -> None:
+    """`is_retraction` answers as RETRACTION.search does (without its quadratic retries)."""
+    assert _cue_table.is_retraction(text) is (_cue_table.RETRACTION.search(text) is not None)
+
+
+def test_retraction_of_a_long_text_is_fast() -> None:
+    """A long statement with no retraction in it: the plain search retries the lazy run
+    from every position (seconds at this size); the linear test reads it once."""
+    text = "keep the deploy window short and the logs tidy, " * 2_000
+    assert _cue_table.is_retraction(text) is False
+    assert _cue_table.is_retraction(text + "the old limit is no longer needed") is True

@@ -35,7 +35,7 @@ from operator import attrgetter, is_
 from typing import Final
 
 from .._messages import REF_PATTERN, Message
-from ._cue_table import OVERRIDE_ONLY, RETRACTION
+from ._cue_table import OVERRIDE_ONLY, is_retraction
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
 from ._statement import (
@@ -181,7 +181,7 @@ def _lifted(current: list[Statement], new: Statement) -> int | None:
     said again (two or more subject words shared, most of the smaller set)."""
     words: frozenset[str] | None = None
     for index, old in enumerate(current):
-        if RETRACTION.search(normalize(old.text)) is None:
+        if not is_retraction(normalize(old.text)):
             continue
         words = frozenset(core_words(new.text)) if words is None else words
         theirs = core_words(old.text)

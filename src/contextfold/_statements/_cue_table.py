@@ -85,6 +85,19 @@ RETRACTION: Final = re.compile(rf"{RETRACT_LEAD}|(?:{_RULE_ABOUT})?[^.;]*?{_NO_L
 """A sentence that lifts an earlier statement without stating a new value (rule 2): it
 names itself first ("Forget what I said about ...") or says its subject no longer holds
 ("The X rule no longer applies", "X is no longer needed")."""
+_LEAD_SEARCH: Final = re.compile(RETRACT_LEAD)
+_NO_LONGER_SEARCH: Final = re.compile(_NO_LONGER)
+
+
+def is_retraction(folded: str) -> bool:
+    """Whether RETRACTION matches `folded` (a folded text), in linear time: its second
+    branch matches exactly where `_NO_LONGER` does (the lazy run before it may be empty),
+    but `search` retries that run from every position, quadratic in a long text."""
+    if _LEAD_SEARCH.match(folded) is not None:
+        return True
+    return "no longer" in folded and _NO_LONGER_SEARCH.search(folded) is not None
+
+
 RETRACT_WORDS: Final = re.compile(rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}", re.IGNORECASE)
 """The words of a retraction that say it retracts, not what it is about."""
 

@@ -31,7 +31,7 @@ from typing import Final, Literal
 
 from .._content_cache import Memo
 from .._messages import REF_PATTERN
-from ._cue_table import RETRACTION, Kind
+from ._cue_table import Kind, is_retraction
 from ._cues import classify, fold, gated, words_of
 from ._facts import word_set
 from ._values import NO_VALUES, names, subject_words
@@ -241,7 +241,7 @@ def _read_is_update(text: str) -> bool:
     folded = fold(text)
     if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
         return False
-    return _UPDATE.search(folded) is not None or RETRACTION.search(folded) is not None
+    return _UPDATE.search(folded) is not None or is_retraction(folded)
 
 
 def _read_replaced_values(text: str) -> frozenset[str]:

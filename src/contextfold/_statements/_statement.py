@@ -24,7 +24,7 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
-from ._cue_table import RETRACT_WORDS, RETRACTION
+from ._cue_table import RETRACT_WORDS, is_retraction
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
@@ -224,7 +224,7 @@ def _stands(text: str) -> bool:
     chat ("Actually, I have another question")."""
     if kind_of(text) != "correction":
         return True
-    if RETRACTION.search(fold(text)) is not None:
+    if is_retraction(fold(text)):
         return False  # a retraction only lifts what it names
     rest = _CORRECTION_LEAD.sub("", text, count=1)
     return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
@@ -234,7 +234,7 @@ def _read_words(text: str) -> tuple[str, ...]:
     """Subject words of what a statement says, past any update lead-in, each once."""
     core = " ".join(core_sentences(text))
     core = UPDATE_LEAD.sub("", core, count=1) or core
-    if RETRACTION.search(fold(core)) is not None:
+    if is_retraction(fold(core)):
         core = RETRACT_WORDS.sub(" ", core)  # what it lifts, not that it does
     return subject_words(core)
 
