@@ -34,6 +34,7 @@ from itertools import repeat, takewhile
 from operator import attrgetter, is_
 from typing import Final
 
+from .._content_cache import Memo
 from .._messages import REF_PATTERN, Message
 from ._cue_table import OVERRIDE_ONLY, is_retraction
 from ._facts import normalize
@@ -181,7 +182,7 @@ def _lifted(current: list[Statement], new: Statement) -> int | None:
     said again (two or more subject words shared, most of the smaller set)."""
     words: frozenset[str] | None = None
     for index, old in enumerate(current):
-        if not is_retraction(normalize(old.text)):
+        if not _is_retraction(old.text):
             continue
         words = frozenset(core_words(new.text)) if words is None else words
         theirs = core_words(old.text)
@@ -189,6 +190,14 @@ def _lifted(current: list[Statement], new: Statement) -> int | None:
         if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
             return index
     return None
+
+
+def _read_retraction(text: str) -> bool:
+    return is_retraction(normalize(text))
+
+
+_is_retraction: Final = Memo(_read_retraction, 1 << 15).__getitem__
+"""Cached per text: every statement on the card is asked again for every new one."""
 
 
 def _needs_context(new: Statement) -> bool:
