@@ -10,6 +10,8 @@ the same turn stay.
 from __future__ import annotations
 
 import copy
+import json
+import re
 
 import pytest
 
@@ -60,8 +62,36 @@ def test_the_turn_in_progress_keeps_its_opening_thinking(budget: int) -> None:
     assert isinstance(messages, list)
     opening = _body()["messages"][1]  # type: ignore[index]
     assert opening in messages  # kept verbatim: thinking and signature untouched
-    if result.report.fits:  # else the opening step alone is over the budget: best effort
+    assert result.report.fits  # its results yield: the floor is the user turn and the opening
+    if budget >= 800:  # room for the newest step beside the opening one
         assert messages[-1]["content"][0]["tool_use_id"] == "toolu_05"
+
+
+BIG = "".join(f"line {i}: some file content here with code = {i * 7}\n" for i in range(3000))
+
+
+@pytest.mark.parametrize("budget", [3_000, 1_000, 400])
+def test_the_opening_steps_own_output_yields_to_the_budget(budget: int) -> None:
+    # The opening step's result is a 50,000-token file: the opening message stays verbatim,
+    # its result is cut (head and tail) or masked to fit, and the original is recoverable.
+    body = _body()
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    messages[2]["content"][0]["content"] = BIG
+    result = cf.compact(copy.deepcopy(body), budget, format="anthropic")
+    out = result.payload["messages"]
+    assert isinstance(out, list)
+    assert cf.validate(result.payload, format="anthropic") == []
+    assert messages[1] in out
+    assert result.report.fits
+    assert result.report.tokens_after <= budget
+    at = out.index(messages[1])
+    shown = out[at + 1]["content"][0]
+    assert shown["tool_use_id"] == "toolu_00"
+    assert shown["content"] != BIG
+    refs = re.findall(r"\bcf:(r[0-9a-z]+)", json.dumps(shown))
+    assert refs
+    assert any(BIG.strip() in result.archive.recall_text(ref) for ref in refs)
 
 
 def test_a_bare_message_list_is_compacted_the_same_way() -> None:

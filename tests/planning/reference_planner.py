@@ -75,7 +75,7 @@ class _Work:
             _MASK: [c.masked for c in costs],
             _TRIM: [c.trimmed for c in costs],
             _FOLD: [0 if c.foldable else None for c in costs],
-            _DROP: [0] * len(costs),
+            _DROP: [0 if c.foldable else None for c in costs],
         }
         preambles = (budget.preamble_kept, budget.preamble_folded, budget.preamble_dropped)
         small = budget.preamble_folded_small

@@ -8,7 +8,8 @@ Rules:
    and orphans (repair leaves one only when it answers a call made before the messages:
    the request cannot go without it) are HARD (the floor); the `keep_last` newest units
    are TAIL: they may be trimmed (cut to an allowance, measured here at their smallest),
-   masked or folded as a last resort.
+   masked or folded as a last resort. The unit opening a thinking turn in progress
+   (`stays`) is TAIL at least and never leaves (not foldable): its results still yield.
    The newest unit that may hold tool output offers a trim too, wherever it is: the
    newest output is cut only as much as the room requires, not to the prune size.
 4. A unit is measured only when the planner asks (its messages are counted then, once),
@@ -125,6 +126,7 @@ class UnitCosts:
         steps: Chain,
         prune_size: PruneSize,
         parts_add_up: bool = False,
+        stays: int | None = None,
     ) -> None:
         self._units = units
         self._exact_kept = parts_add_up
@@ -144,7 +146,7 @@ class UnitCosts:
         """Per unit, its floor so far and the first message whose parts it lacks (rule 4)."""
         self._framings: dict[tuple[str, str | None], int] = {}
         """The floor of a message without parts, by role and name."""
-        self._flags = _flags(units, messages, protection, droppable)
+        self._flags = _flags(units, messages, protection, droppable, stays)
 
     def __len__(self) -> int:
         return len(self._units)
@@ -289,17 +291,19 @@ def _flags(
     messages: Sequence[Message],
     protection: Sequence[Protection],
     droppable: Sequence[bool],
+    stays: int | None = None,
 ) -> list[UnitFlags]:
-    """Each unit's flags; equal flags are one shared (frozen) value."""
+    """Each unit's flags; equal flags are one shared (frozen) value. Unit `stays` never
+    leaves the view (not foldable: neither folded nor dropped)."""
     marked = any(droppable)
     user, hard = UnitKind.USER, Protection.HARD
     made: dict[tuple[Protection, bool, bool, bool], UnitFlags] = {}
     out: list[UnitFlags] = []
-    for unit, held in zip(units, protection, strict=True):
+    for k, (unit, held) in enumerate(zip(units, protection, strict=True)):
         key = (
             held,
             marked and any(droppable[unit.start : unit.stop]),
-            _FOLDS[unit.kind],
+            _FOLDS[unit.kind] and k != stays,
             unit.kind is user
             and held is not hard  # never leaves: never asked
             and any(map(states_anything, messages[unit.start : unit.stop])),

@@ -9,9 +9,10 @@ Rules:
    (at least its rules, at most all of it), the summary message with its reserve and,
    where turns must alternate, a bridge; a preamble kept as it is holds room for every
    bridge the output then needs (after it, and where earlier compactions left them).
-3. What the plan may not remove costs the overhead, the hard-protected units and, where
-   turns must alternate, the bridges those units need between them with everything else
-   gone (at least one).
+3. What the plan may not remove costs the overhead, the hard-protected units, the unit
+   opening a thinking turn in progress at its smallest (`_shape` rule 5) and, where turns
+   must alternate, the bridges those units need between them with everything else gone
+   (at least one).
 4. `fits_whole` is the planner's first test (the body and the preamble's artifacts within
    `target - overhead`), counted only until the answer is known (`_flow` rule 8).
 """
@@ -117,6 +118,7 @@ def plan(
         steps=policy.steps,
         prune_size=prune,
         parts_add_up=packaged(counter),
+        stays=opening_unit(prep, settings),
     )
     bounds = card_bounds(prep.parts.card, prep.body, prep.units, protection, counter)
     available = settings.target - settings.overhead
@@ -152,13 +154,25 @@ def _kept_preamble(prep: Prepared, counter: TokenCounter, bridge: int) -> int:
 
 
 def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Protection]:
-    """Each unit's protection, from the caller's pins and the policy."""
+    """Each unit's protection, from the caller's pins and the policy; the unit opening a
+    thinking turn in progress is at least TAIL (`_shape` rule 5: it stays, and its results
+    yield only as the tail's do)."""
     policy = settings.policy
     pinned = _marked(prep.origins, marks.pinned)
+    out = protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
+    stays = opening_unit(prep, settings)
+    if stays is not None and out[stays] is Protection.NONE:
+        out[stays] = Protection.TAIL
+    return out
+
+
+def opening_unit(prep: Prepared, settings: Settings) -> int | None:
+    """The unit holding the message that opens the turn in progress, if one must
+    (`opening_of`): it never leaves the view."""
     opening = opening_of(prep, settings)
-    if opening is not None:  # kept like a pin (`_shape` rule 5)
-        pinned = [*pinned[:opening], True, *pinned[opening + 1 :]]
-    return protections(prep.units, prep.body, pinned, policy.keep_last, policy.protect_latest_user)
+    if opening is None:
+        return None
+    return next(k for k, unit in enumerate(prep.units) if unit.start <= opening < unit.stop)
 
 
 def opening_of(prep: Prepared, settings: Settings) -> int | None:
@@ -178,10 +192,31 @@ def protected_tokens(
     tokens = settings.overhead + sum(
         counts.tally(body[u.start : u.stop], origins[u.start : u.stop]) for u in hard
     )
+    stays = opening_unit(prep, settings)
+    if stays is not None and protection[stays] is not Protection.HARD:
+        tokens += _least(prep, settings, counts, prep.units[stays])
+        hard = sorted([*hard, prep.units[stays]], key=lambda u: u.start)
     if not SHAPES[settings.format].alternate:
         return tokens
     kept = [m for u in hard for m in body[u.start : u.stop]]
     return tokens + max(1, bridges_needed(kept)) * bridge_cost(settings.counter)
+
+
+def _least(prep: Prepared, settings: Settings, counts: Counts, unit: Unit) -> int:
+    """Tokens of a unit that stays at its smallest: whole, masked or trimmed (rule 3)."""
+    span, origins = prep.body[unit.start : unit.stop], prep.origins[unit.start : unit.stop]
+    alone = UnitCosts(
+        [Unit(unit.kind, 0, len(span), unit.dangling)],
+        messages=span,
+        counts=counts.view(span, origins),
+        protection=[Protection.TAIL],
+        droppable=[False],
+        steps=settings.policy.steps,
+        prune_size=prune_size(settings),
+        parts_add_up=packaged(settings.counter),
+        stays=0,
+    ).measure(0)
+    return min(n for n in (alone.tokens, alone.masked, alone.trimmed) if n is not None)
 
 
 def fits_whole(prep: Prepared, settings: Settings, counts: Counts) -> bool:

@@ -14,7 +14,10 @@ Rules:
    assistant messages back from the final tool results to the last user turn) must start
    with its thinking (Anthropic). The request may not say whether thinking is enabled (a
    bare message list), so a turn in progress that opens with reasoning keeps that opening
-   message (`turn_opening`): the engine protects it like a pin.
+   message (`turn_opening`): its unit never leaves the view (neither folded nor dropped),
+   but its tool results yield like the tail's (trimmed, then masked; they are the
+   assistant's own calls answered, not the thinking), so the floor stays the system
+   prompt and the latest user turn.
 """
 
 from __future__ import annotations

@@ -67,6 +67,9 @@ class UnitCost:
     droppable: bool = False
     """Marked droppable by the caller: dropped first when over budget."""
     foldable: bool = True
+    """Whether the unit may leave the view (be folded or dropped). A unit that may not still
+    yields its results when it is not HARD: the message opening an Anthropic thinking turn
+    in progress (TAIL) is kept, its results trimmed or masked."""
     states: bool = False
     """A user turn that states something the card carries once it leaves: it stays in view
     only while no newer such turn has left, so every user turn in view is newer than what

@@ -83,7 +83,7 @@ class Work:
         if action is _FOLD:
             return 0 if self.flags[i].foldable else None
         if action is _DROP:
-            return 0
+            return 0 if self.flags[i].foldable else None
         c = self._measured[i]
         if c is None:
             c = self.measure(i)
