@@ -16,7 +16,8 @@ Rules:
    in `litellm.callbacks`; `async_pre_call_hook` does it inside the LiteLLM proxy. Use one
    of them per call, not two (a compacted view is not the history it came from).
 4. With `recall=True` the recall tool is added to the request's tools; the caller runs
-   the model's calls to it with `answer(tool_call)`, as it runs its own tools.
+   the model's calls to it with `answer(tool_call)`, as it runs its own tools. Summaries
+   and markers name it only when the request offers it.
 5. Responses that report usage calibrate the conversation's counter (the wrappers).
 6. A request whose messages are the latest view this object made for its conversation
    (the proxy runs the pre-call hook, then the deployment hook, on the same request)
@@ -47,6 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
         "contextfold.integrations.litellm needs LiteLLM: pip install 'contextfold[litellm]'"
     ) from exc
 
+from ._factory import offers_recall
 from ._threads import Threads, Wire
 
 __all__ = ["ContextFold"]
@@ -217,17 +219,19 @@ class ContextFold(CustomLogger):
         return list(messages), session_key(kwargs)
 
     def _maker(self, kwargs: Mapping[str, object]) -> Any:
-        specs = [_plain(t) for t in _tools(kwargs)]
+        given = [_plain(t) for t in _tools(kwargs)]
+        specs = [*given, self.recall_tool] if self.recall and not offers_recall(given) else given
 
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
                 self.budget,
                 self.model,
-                tools=[*specs, *([self.recall_tool] if self.recall else [])],
+                tools=specs,
                 policy=self.policy,
                 summarizer=self.summarizer,
                 counter=self.counter,
                 archive=archive,
+                recall_hints=offers_recall(specs),
             )
 
         return make

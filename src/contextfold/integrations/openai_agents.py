@@ -22,7 +22,8 @@ Rules:
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
    run_config=s.run_config())`. Its items are the whole history; only requests shrink.
 5. The recall tool is a `FunctionTool` answering from the filter's archive; a bad call
-   gets an error text the model can act on, never an exception.
+   gets an error text the model can act on, never an exception. Summaries and markers
+   name it only when the agent offers it.
 6. `hooks()` calibrates: the input tokens the provider reports for each call teach the
    manager how its counts compare (what the SDK adds in converting the items included).
 """
@@ -34,7 +35,7 @@ from typing import Any
 
 import contextfold as cf
 
-from ._factory import manager_factory
+from ._factory import manager_factory, offers_recall
 from ._locks import holding
 
 try:
@@ -203,7 +204,8 @@ class ContextFoldFilter:
         return self.manager
 
     def _new(self, instructions: str | None, tools: list[dict[str, object]]) -> None:
-        self.manager = self._make(system=instructions, tools=tools)
+        hints = offers_recall(tools)  # markers name the recall tool only when it is offered
+        self.manager = self._make(system=instructions, tools=tools, recall_hints=hints)
 
 
 class _Calibration(RunHooks[Any]):

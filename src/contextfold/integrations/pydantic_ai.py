@@ -20,6 +20,7 @@ Rules:
    tools, output tools, a native output's schema), counted as that model sends them; a
    request offering other tools than the last starts the manager again. Called as a bare
    processor (no capability) it sees no tools and counts the last it was given.
+   Summaries and markers name the recall tool only when the request offers it.
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -37,7 +38,7 @@ from typing import Any, TypeAlias
 
 import contextfold as cf
 
-from ._factory import manager_factory
+from ._factory import manager_factory, offers_recall
 from ._locks import holding
 
 try:
@@ -171,7 +172,7 @@ class ContextFoldProcessor:
         )
         if not extends:
             self.restarts += self.manager is not None
-            self.manager = self._make(tools=tools)
+            self.manager = self._make(tools=tools, recall_hints=offers_recall(tools))
             self._tools = tools
             self._sent, self._origins, self._sent_view = [], {}, []
         assert self.manager is not None
