@@ -253,3 +253,26 @@ def test_more_conversations_in_flight_than_32_keep_their_managers_warm() -> None
     assert server.log.refusals == []
     assert len(server.log.accepted) == 160
     assert all(fold.report(s) is not None for s in sessions)  # each compacted on the way
+
+
+def test_a_history_edited_in_the_middle_is_sent_as_edited() -> None:
+    """The first and the last message unchanged, one in between redacted: the conversation
+    starts again from the edited history (it was taken for a continuation, and the model
+    was sent the original text)."""
+    fold = ContextFold(50_000, "gpt-4o")
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "My API key is sk-live-1234. " + TASK},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Go on."},
+    ]
+    with ChatModelServer(AgentScript(turns=3), window=50_000) as server:
+        fold.completion(**request(server, history, "edit"))
+        first = fold.manager("edit")
+        edited = [dict(m) for m in history]
+        edited[1]["content"] = "My API key is [redacted]. " + TASK
+        fold.completion(**request(server, [*edited, {"role": "user", "content": "Next."}], "edit"))
+    sent = server.log.accepted[-1]["messages"]
+    assert sent[1]["content"].startswith("My API key is [redacted].")
+    assert "sk-live-1234" not in json.dumps(sent)
+    assert fold.manager("edit") is not first  # started again from the edited history
