@@ -20,6 +20,7 @@ from contextfold import Policy
         {"high": "0.9"},
         {"keep_last": True},
         {"steps": "prune"},
+        {"recall_hints": "no"},
     ],
 )
 def test_bad_policy_values_are_configuration_errors(changes: dict[str, object]) -> None:
@@ -41,6 +42,37 @@ def test_policy_options_reach_compact() -> None:
         cf.compact(payload, 0)
     with pytest.raises(cf.ConfigurationError):
         cf.compact(payload, 100, pins=["x"])  # type: ignore[list-item]
+
+
+def test_without_recall_hints_no_summary_or_marker_names_the_recall_tool() -> None:
+    """An integration whose model has no recall tool turns the hints off; the references
+    stay (a person or the CLI can still recall them)."""
+    output = "\n".join(f"line {i}: value {i * 7} of the report" for i in range(150))
+
+    def views(hints: bool) -> str:
+        manager = cf.ContextManager(6_000, "gpt-4o", recall_hints=hints)
+        manager.add({"role": "system", "content": "Be brief."})
+        seen: list[object] = []
+        for i in range(15):
+            call = {"id": f"c{i}", "type": "function", "function": {"name": "r", "arguments": "{}"}}
+            manager.extend(
+                [
+                    {"role": "user", "content": f"Read part {i}."},
+                    {"role": "assistant", "content": None, "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": f"c{i}", "content": output},
+                ]
+            )
+            seen += manager.view()
+        return str(seen)
+
+    hinted, plain = views(True), views(False)
+    for text in (hinted, plain):  # both prune results and fold turns into a summary
+        assert "chars pruned from this tool result" in text
+        assert "Summary of earlier turns (every folded message: r" in text
+    assert cf.RECALL_TOOL_NAME in hinted
+    assert "recall with offset" in hinted
+    assert cf.RECALL_TOOL_NAME not in plain
+    assert "recall with offset" not in plain
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,10 @@ Rules:
    compaction leaves room for up to three more turns under `high`: low' = min(low, high -
    k x median turn), never below a quarter of the budget nor 1.2 turns; with no room for
    even one more turn (k < 1) the mark stays `low`.
+7. `recall_hints`: summaries and pruned results tell the model to fetch what was folded
+   with the recall tool (`contextfold_recall`). Turn it off when the model is not offered
+   that tool (the integrations do, from the tools a request offers): the texts then keep
+   their references but name no tool.
 """
 
 from __future__ import annotations
@@ -45,12 +49,11 @@ class Policy:
     """Seconds one compaction may wait for its summaries before the ledger writes them."""
     adapt: bool = True
     """Agent loop: compact below `low` when turns are big, so the next few turns fit."""
+    recall_hints: bool = True
+    """Summaries and pruned results name the recall tool (rule 7)."""
 
     def __post_init__(self) -> None:
-        for name in ("high", "low", "prune_at", "tail_share", "keep_last", "deadline"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigurationError(f"{name} must be a number, got {value!r}")
+        _check_kinds(self)
         if not 0.0 < self.low <= self.high <= 1.0:
             raise ConfigurationError(
                 f"need 0 < low <= high <= 1, got low={self.low}, high={self.high}"
@@ -63,10 +66,6 @@ class Policy:
             raise ConfigurationError(f"deadline must be positive (seconds), got {self.deadline}")
         if not 0.0 <= self.tail_share <= 1.0:
             raise ConfigurationError(f"tail_share must be in [0, 1], got {self.tail_share}")
-        if not isinstance(self.adapt, bool):
-            raise ConfigurationError(f"adapt must be True or False, got {self.adapt!r}")
-        if not isinstance(self.steps, Chain):
-            raise ConfigurationError("steps must come from contextfold.chain(...)")
 
     def replace(self, **changes: object) -> Policy:
         """A copy with `changes`; unknown names raise ConfigurationError."""
@@ -80,3 +79,16 @@ class Policy:
             return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
         except TypeError as exc:
             raise ConfigurationError(str(exc)) from None
+
+
+def _check_kinds(policy: Policy) -> None:
+    """Numbers are numbers, switches booleans, steps a chain."""
+    for name in ("high", "low", "prune_at", "tail_share", "keep_last", "deadline"):
+        value = getattr(policy, name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigurationError(f"{name} must be a number, got {value!r}")
+    for name in ("adapt", "recall_hints"):
+        if not isinstance(getattr(policy, name), bool):
+            raise ConfigurationError(f"{name} must be True or False, got {getattr(policy, name)!r}")
+    if not isinstance(policy.steps, Chain):
+        raise ConfigurationError("steps must come from contextfold.chain(...)")

@@ -44,6 +44,7 @@ _FIELDS: Final = (
     "repair",
     "deadline",
     "adapt",
+    "recall_hints",
 )
 
 
@@ -95,6 +96,7 @@ def load_policy(data: object) -> Policy:
         raise InvalidConversation("expected a list of steps", field="policy.steps")
     values = {name: obj.get(name) for name in _FIELDS}
     values["adapt"] = obj.get("adapt", True)  # snapshots made before the field existed
+    values["recall_hints"] = obj.get("recall_hints", True)  # ditto
     try:
         built = chain(*(_load_step(s, f"policy.steps[{i}]") for i, s in enumerate(steps)))
         return Policy(steps=built, **values)  # type: ignore[arg-type]

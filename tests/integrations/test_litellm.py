@@ -204,3 +204,75 @@ def test_the_callers_counter_counts() -> None:
     manager = fold.manager(session_key({"messages": messages}))
     assert manager is not None
     assert manager.counter.inner is counter
+
+
+def test_more_conversations_in_flight_than_32_keep_their_managers_warm() -> None:
+    """The proxy runs the pre-call hook, awaits routing, then runs the deployment hook on
+    the view: with 40 conversations between the two, a view remembered only among the
+    last 32 was compacted again as a history and its conversation restarted cold."""
+    sessions = [f"user-{i}" for i in range(40)]
+    fold = ContextFold(4_000, "gpt-4o")
+    histories: dict[str, list[dict[str, Any]]] = {
+        s: [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{s}: {TASK}"}]
+        for s in sessions
+    }
+
+    def read(history: list[dict[str, Any]], turn: int) -> None:
+        function = {"name": "read_file", "arguments": json.dumps({"path": f"f{turn}.py"})}
+        call = {"id": f"c{turn}", "type": "function", "function": function}
+        history.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        output = source_file(f"f{turn}", 60)
+        history.append({"role": "tool", "tool_call_id": f"c{turn}", "content": output})
+
+    async def one_turn(server: ChatModelServer, turn: int) -> dict[str, Any]:
+        data: dict[str, dict[str, Any]] = {}
+        for s in sessions:  # every request's pre-call hook runs before any is routed
+            read(histories[s], 2 * turn)
+            read(histories[s], 2 * turn + 1)
+            body = {**request(server, histories[s], s), "tools": [READ_FILE]}
+            out = await fold.async_pre_call_hook(None, None, body, "acompletion")
+            assert out is not None
+            data[s] = out
+        managers = {s: fold.manager(s) for s in sessions}
+        for s in sessions:
+            again = await fold.async_pre_call_deployment_hook(dict(data[s]), "acompletion")
+            assert again is not None
+            assert again["messages"] == data[s]["messages"]  # passed unchanged
+            await litellm.acompletion(**again)
+        assert {s: fold.manager(s) for s in sessions} == managers
+        return managers
+
+    for s in sessions:  # a long history already: from the third turn on the view folds
+        for earlier in range(100, 112):
+            read(histories[s], earlier)
+    with ChatModelServer(AgentScript(turns=100), window=4_000) as server:
+        first = asyncio.run(one_turn(server, 0))
+        for turn in range(1, 4):
+            # before, from the third turn: every one of the 40 restarted, on every turn
+            assert asyncio.run(one_turn(server, turn)) == first  # no conversation restarted
+    assert server.log.refusals == []
+    assert len(server.log.accepted) == 160
+    assert all(fold.report(s) is not None for s in sessions)  # each compacted on the way
+
+
+def test_a_history_edited_in_the_middle_is_sent_as_edited() -> None:
+    """The first and the last message unchanged, one in between redacted: the conversation
+    starts again from the edited history (it was taken for a continuation, and the model
+    was sent the original text)."""
+    fold = ContextFold(50_000, "gpt-4o")
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "My API key is sk-live-1234. " + TASK},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Go on."},
+    ]
+    with ChatModelServer(AgentScript(turns=3), window=50_000) as server:
+        fold.completion(**request(server, history, "edit"))
+        first = fold.manager("edit")
+        edited = [dict(m) for m in history]
+        edited[1]["content"] = "My API key is [redacted]. " + TASK
+        fold.completion(**request(server, [*edited, {"role": "user", "content": "Next."}], "edit"))
+    sent = server.log.accepted[-1]["messages"]
+    assert sent[1]["content"].startswith("My API key is [redacted].")
+    assert "sk-live-1234" not in json.dumps(sent)
+    assert fold.manager("edit") is not first  # started again from the edited history

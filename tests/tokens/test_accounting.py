@@ -232,3 +232,21 @@ def test_the_default_cache_holds_a_50000_message_history_without_thrashing() -> 
     assert encoded > 65_536  # more distinct texts than the old bound held
     assert [acct.message(m) for m in history] == first
     assert len(seen) == encoded  # the second pass is all cache hits
+
+
+def test_a_hosted_tool_costs_its_configuration_as_sent() -> None:
+    """A Responses file_search entry sends its vector store ids and filters; counting only
+    its type would let the request outgrow the budget by their size."""
+    stores = [f"vs_{i:04d}abcdef0123456789" for i in range(40)]
+    small: dict[str, object] = {"type": "file_search", "vector_store_ids": stores[:1]}
+    large: dict[str, object] = {"type": "file_search", "vector_store_ids": stores}
+    counter = cf.counter_for("gpt-4o", "openai-responses")
+
+    def tokens(tool: dict[str, object]) -> int:
+        request = {"model": "gpt-4o", "input": [], "tools": [tool]}
+        return cf.count_tokens(request, "gpt-4o", format="openai-responses")
+
+    grown = tokens(large) - tokens(small)
+    assert grown >= counter.count_text(" ".join(stores[1:]))
+    weather: dict[str, object] = {"type": "function", "name": "w", "parameters": {}}
+    assert tokens({**weather, "strict": True}) == tokens(weather)  # function tools: unchanged

@@ -147,7 +147,9 @@ def _remove(
 
 def _trim(span: Sequence[Message], allowance: int, tools: Tools, ref: _RefFn, out: Applied) -> None:
     made = len(out.refs)
-    out.messages.extend(trim_span(span, ref, allowance, tools.prune.head_share, tools.counter))
+    prune = tools.prune
+    trimmed = trim_span(span, ref, allowance, prune.head_share, tools.counter, recall=prune.recall)
+    out.messages.extend(trimmed)
     out.pruned += len(out.refs) - made
 
 

@@ -51,11 +51,12 @@ from ._transform import REF_TOKENS_MAX, PruneSize, mask_message, prune_message
 from ._trim import trim_span
 
 
-def resolve_prune(step: Prune, budget: int) -> PruneSize:
-    """Fill in the sizes a `prune()` step left to the budget."""
+def resolve_prune(step: Prune, budget: int, *, recall: bool = True) -> PruneSize:
+    """Fill in the sizes a `prune()` step left to the budget; `recall`: its markers name
+    the recall call (`Policy.recall_hints`)."""
     over = step.over if step.over is not None else max(256, min(4000, budget // 8))
     keep = step.keep if step.keep is not None else max(64, over // 2)
-    return PruneSize(over, min(keep, over), step.head_share)
+    return PruneSize(over, min(keep, over), step.head_share, recall)
 
 
 class _NoRef:

@@ -102,9 +102,11 @@ def summary_span(text: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def summary_text(body: str, span: str) -> str:
-    """The full summary text for a summarizer's body and the span's reference."""
-    intro = f"{SUMMARY_HEADER} {_SPAN_INTRO}{span}); recall any ref with contextfold_recall."
+def summary_text(body: str, span: str, recall: bool = True) -> str:
+    """The full summary text for a summarizer's body and the span's reference; `recall`:
+    the intro names the recall tool (`Policy.recall_hints`)."""
+    hint = "; recall any ref with contextfold_recall." if recall else "."
+    intro = f"{SUMMARY_HEADER} {_SPAN_INTRO}{span}){hint}"
     body = body.strip()
     return f"{intro}\n{body}" if body else intro
 

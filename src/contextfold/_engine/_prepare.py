@@ -98,7 +98,8 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
 def prune_size(settings: Settings) -> PruneSize:
     """The policy's prune step (or the default one) resolved for the budget."""
     step = settings.policy.steps.get("prune")
-    return resolve_prune(step if isinstance(step, Prune) else Prune(), settings.budget)
+    chosen = step if isinstance(step, Prune) else Prune()
+    return resolve_prune(chosen, settings.budget, recall=settings.policy.recall_hints)
 
 
 def plan(

@@ -123,7 +123,7 @@ def fill(
         )
         return _with_pointer(Filled(card, previous, _shown(card)), state, span, counter, archive)
     span = make_span(applied, summary_span(previous), archive, superseded)
-    intro = _cost(Summary(summary_text("", span)), counter)
+    intro = _cost(Summary(summary_text("", span, policy.recall_hints)), counter)
     card = fit_card(
         state,
         room - intro - MIN_BODY,
@@ -163,6 +163,7 @@ def fill(
         archive=archive,
         carried=_carried(card, state),
         stale=stale,
+        recall=policy.recall_hints,
     )
     if dense and card is not None and not has_body(summary):
         return Filled(card, None, _shown(card))  # an empty summary: the card holds the span

@@ -43,7 +43,8 @@ def reserve_for(policy: Policy, budget: int, *, small: bool = False) -> int:
 
 
 def summary_cap(reserve: int, counter: TokenCounter) -> int:
-    """Upper bound of the summary message's tokens (intro + reserve)."""
+    """Upper bound of the summary message's tokens (intro + reserve; the intro naming the
+    recall tool, the longer one)."""
     intro = counter.count(Message("user", (Summary(summary_text("", "")),)))
     return intro + REF_TOKENS_MAX + reserve
 
@@ -67,12 +68,13 @@ def fold(
     archive: Archiver,
     carried: tuple[str, ...] = (),
     stale: tuple[str, ...] = (),
+    recall: bool = True,
 ) -> Generator[SummaryRequest, SummaryResult, str]:
     """Summarize `applied.folded` into one summary text of at most `max_tokens` (rules 1-5);
     `span` is the reference `make_span` gave the folded messages."""
     if previous is not None:
         applied.refs.append(archive.put(previous))
-    intro = counter.count(Message("user", (Summary(summary_text("", span)),)))
+    intro = counter.count(Message("user", (Summary(summary_text("", span, recall)),)))
     body = summary_body(previous)
     room = max(0, max_tokens - intro)
     if room:
@@ -96,7 +98,7 @@ def fold(
                     result.cached,
                 )
             )
-    return _capped(body or "", span, max(intro, max_tokens), counter)
+    return _capped(body or "", span, max(intro, max_tokens), counter, recall)
 
 
 def has_body(text: str) -> bool:
@@ -185,14 +187,14 @@ def _chunks(
     return chunks
 
 
-def _capped(body: str, span: str, cap: int, counter: TokenCounter) -> str:
-    """`summary_text(body, span)`, cut at a line boundary so its message fits `cap`."""
+def _capped(body: str, span: str, cap: int, counter: TokenCounter, recall: bool) -> str:
+    """`summary_text(body, span, recall)`, cut at a line boundary so its message fits `cap`."""
 
     def cost(text: str) -> int:
-        return counter.count(Message("user", (Summary(summary_text(text, span)),)))
+        return counter.count(Message("user", (Summary(summary_text(text, span, recall)),)))
 
     if cost(body) <= cap:
-        return summary_text(body, span)
+        return summary_text(body, span, recall)
     lines = body.splitlines()
     low, high = 0, len(lines)
     while low < high:
@@ -204,4 +206,4 @@ def _capped(body: str, span: str, cap: int, counter: TokenCounter) -> str:
     kept = "\n".join(lines[:low])
     while kept and cost(kept) > cap:
         kept = kept[: len(kept) // 2]
-    return summary_text(kept, span)
+    return summary_text(kept, span, recall)

@@ -36,6 +36,8 @@ class PruneSize:
     over: int
     keep: int
     head_share: float
+    recall: bool = True
+    """The marker names the recall call that reads what was cut (`Policy.recall_hints`)."""
 
 
 MASK_MIN_CHARS: Final = 120
@@ -153,12 +155,10 @@ def prune_result(
     others = tuple(p for p in result.parts if not isinstance(p, Text | Marker | Image))
     if cut <= 0:  # the tokens were the images': they go, the text stays whole
         return _result_with(result, (Text(text + images), *others))
-    start = _recall_offset(result, head)
-    note = marker(
-        ref(result),
-        f"{cut:,} of {len(text):,} chars pruned from this tool result; "
-        f"recall with offset={start} to read them",
-    )
+    what = f"{cut:,} of {len(text):,} chars pruned from this tool result"
+    if size.recall:
+        what += f"; recall with offset={_recall_offset(result, head)} to read them"
+    note = marker(ref(result), what)
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return _result_with(result, parts)
 

@@ -36,6 +36,8 @@ def trim_span(
     allowance: int,
     head_share: float,
     counter: TokenCounter,
+    *,
+    recall: bool = True,
 ) -> list[Message]:
     """`span` with its tool results cut so the span costs at most `allowance` (rules 1-4)."""
     counts = [counter.count(m) for m in span]
@@ -54,7 +56,7 @@ def trim_span(
     level = max(MIN_KEEP, _water_level(list(sizes.values()), room))
     out = list(span)
     for attempt in range(_ATTEMPTS):
-        size = PruneSize(over=0, keep=level, head_share=head_share)
+        size = PruneSize(over=0, keep=level, head_share=head_share, recall=recall)
         out = _cut(span, sizes, size, once, counter)
         over = sum(counter.count(m) for m in out) - allowance
         if over <= 0 or level <= MIN_KEEP:
@@ -65,9 +67,8 @@ def trim_span(
             step = max(step, level >> (_ATTEMPTS - attempt))
         level = max(MIN_KEEP, level - step)
     else:  # out of attempts and still over: the smallest trim (rule 3's floor)
-        out = _cut(
-            span, sizes, PruneSize(over=0, keep=MIN_KEEP, head_share=head_share), once, counter
-        )
+        floor = PruneSize(over=0, keep=MIN_KEEP, head_share=head_share, recall=recall)
+        out = _cut(span, sizes, floor, once, counter)
     return out
 
 

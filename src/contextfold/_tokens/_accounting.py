@@ -13,7 +13,10 @@ Rules:
    `floor_text` (pre-tokenizers that never put two runs of non-space characters in one
    piece, as every OpenAI encoding's does) a text costs at least one token per such run;
    without one, text counts as 0. Framing, roles and names are counted as usual.
-4. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
+4. A provider-hosted tool (a Responses `web_search`, `file_search` or `mcp` entry, an
+   Anthropic server tool: a typed tool with no parameters) also costs its configuration
+   as the JSON text it is sent as (what the provider adds for it on its side is unknown).
+5. Text counts are cached per string (bounded LRU keyed by the string itself): an agent
    loop recounts the same history every turn, and that must cost dictionary lookups. The
    bound must exceed the distinct texts of the largest history compacted at once (about
    1.75 per message): a compaction reads every count several times in order, and an LRU
@@ -161,10 +164,12 @@ class Accountant:
         if not conversation.tools:
             return total
         total += profile.tool_prompt
+        hosted = sum(self.count_text(_hosted_json(t)) for t in conversation.tools)
         if profile.tools is None:
-            return total + sum(self.count_text(_tool_json(t)) for t in conversation.tools)
+            return total + hosted + sum(self.count_text(_tool_json(t)) for t in conversation.tools)
         costs = profile.tools
-        return total + costs.func_end + sum(self._tool(t, costs) for t in conversation.tools)
+        tools = sum(self._tool(t, costs) for t in conversation.tools)
+        return total + hosted + costs.func_end + tools
 
     def _tool(self, tool: ToolSpec, costs: ToolCosts) -> int:
         """The cookbook's count for one function definition."""
@@ -230,6 +235,18 @@ def _tool_json(tool: ToolSpec) -> str:
     return _json(
         {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
     )
+
+
+_FUNCTION_KINDS: Final = frozenset({"function", "custom"})
+
+
+def _hosted_json(tool: ToolSpec) -> str:
+    """A hosted tool's configuration as JSON text (rule 4); "" for a function tool."""
+    kind = tool.extras.get("type")
+    if tool.parameters is not None or not isinstance(kind, str) or kind in _FUNCTION_KINDS:
+        return ""
+    config = {k: v for k, v in tool.extras.items() if k not in ("type", "name")}
+    return _json(config) if config else ""
 
 
 def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:

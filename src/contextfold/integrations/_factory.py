@@ -6,12 +6,14 @@ Rules:
    one archive, so a reference shown to the model stays recallable across restarts.
 2. The format is the framework's wire format; what varies per manager (a system prompt,
    tools) is passed when it is made.
+3. Markers and summaries name the recall tool only when the request offers it
+   (`Policy.recall_hints`): `offers_recall` reads the tools as the integration sends them.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import contextfold as cf
@@ -39,3 +41,13 @@ def manager_factory(
         counter=counter,
         archive=archive,
     )
+
+
+def offers_recall(tools: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the recall tool is among `tools` (OpenAI chat or Responses definitions)."""
+    for tool in tools:
+        function = tool.get("function")
+        named = function if isinstance(function, Mapping) else tool
+        if named.get("name") == cf.RECALL_TOOL_NAME:
+            return True
+    return False

@@ -4,11 +4,15 @@ Rules:
 1. A framework hands over its whole history on every model call; a conversation (a
    LangGraph thread, a LiteLLM session) keeps one `cf.ContextManager`, and a call costs
    O(new messages): only the items after those already fed are converted and added.
-2. The history continues the conversation when its first item and the last item fed are
-   unchanged (identity, or equality for copies a checkpointer made). Anything else (a
-   rewritten or shorter history, another conversation under the same key) starts a fresh
-   manager over the whole history. All managers share one archive, so every reference
-   shown to the model stays recallable, whichever conversation made it.
+2. The history continues the conversation when every item fed so far is still there, in
+   order and unchanged: the same object, or an equal copy (a checkpointer's). The check
+   is one list comparison, run in C: items that are the very objects fed cost a pointer
+   compare each, so a call stays O(new items) in practice; only copies are compared by
+   content. Anything else (an item edited, inserted or removed anywhere, a shorter
+   history, another conversation under the same key) starts a fresh manager over the
+   whole history. An item changed in place (the same object, mutated) is not seen.
+   All managers share one archive, so every reference shown to the model stays
+   recallable, whichever conversation made it.
 3. The view comes back paired with the original items: a message the manager kept
    unchanged maps to the framework's own object (ids, metadata and provider blocks
    intact); compaction artifacts (markers, summaries, the card) map to None and the
@@ -40,31 +44,29 @@ Wire = dict[str, object]
 """One OpenAI chat message as a plain dict."""
 
 
-def _same(a: object, b: object) -> bool:
-    return a is b or a == b
-
-
 @dataclass
 class _Thread(Generic[T]):
     manager: cf.ContextManager
     fed: list[T] = field(default_factory=list)
-    """The first and the last item fed (rule 2), empty before the first feed."""
-    count: int = 0
+    """Every item fed, in order (rule 2); it holds references, not copies."""
     origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
     """id(neutral message) -> (that message, the item it came from, how many messages
     that item became) (rule 3)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held by the one call feeding and viewing this conversation (rule 5)."""
 
+    @property
+    def count(self) -> int:
+        """How many items were fed."""
+        return len(self.fed)
+
     def continues(self, items: Sequence[T]) -> bool:
-        if not self.fed:
-            return True
-        first, last = self.fed[0], self.fed[-1]
-        return (
-            len(items) >= self.count
-            and _same(items[0], first)
-            and _same(items[self.count - 1], last)
-        )
+        """Whether `items` starts with every item fed (rule 2)."""
+        fed = self.fed
+        if len(items) < len(fed):
+            return False
+        head = items[: len(fed)]
+        return (head if isinstance(head, list) else list(head)) == fed
 
 
 class Threads(Generic[T]):
@@ -137,9 +139,7 @@ class Threads(Generic[T]):
             made = manager.messages()[before:]
             for message in made:
                 thread.origins[id(message)] = (message, item, len(made))
-        if len(items) > thread.count:
-            thread.fed = [items[0], items[-1]]
-            thread.count = len(items)
+            thread.fed.append(item)
 
     @staticmethod
     def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:

@@ -13,7 +13,8 @@ Rules:
 3. One `cf.ContextManager` per LangGraph thread (`runtime.execution_info.thread_id`), fed
    only the new messages (see `_threads`); all of them share one archive.
 4. The recall tool is registered by the middleware itself (`AgentMiddleware.tools`), so
-   the agent's own tool node answers it from that archive.
+   the agent's own tool node answers it from that archive. Summaries and markers name it
+   only when the model call offers it (`recall=False` and no recall tool: they do not).
 5. The provider's reported input tokens calibrate the thread's counter.
 """
 
@@ -43,6 +44,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
         "pip install 'contextfold[langchain]'"
     ) from exc
 
+from ._factory import offers_recall
 from ._threads import ThreadAccess, Threads, Wire
 
 __all__ = ["ContextFoldMiddleware", "from_wire", "recall_tool", "to_wire"]
@@ -181,6 +183,7 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
                 policy=self.policy,
                 summarizer=self.summarizer,
                 counter=self.counter,
+                recall_hints=offers_recall(tools),
             )
 
         return make

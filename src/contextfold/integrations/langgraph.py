@@ -11,6 +11,9 @@ Rules:
    to budget for it and to place the user-state card after it, and leaves it out of
    what it returns. A system message at the head of the state instead is kept as is.
 3. Same conversion, per-thread managers and shared archive as the LangChain middleware.
+4. The hook cannot see the agent's tools: it is told them (`tools=`), and whether the
+   agent is given `hook.recall_tool` (`recall=`, default True). The recall tool is
+   counted, and named in summaries and markers, only when it is.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class ContextFoldHook(ThreadAccess):
         summarizer: cf.Summarizer | None = None,
         counter: cf.TokenCounter | None = None,
         archive: cf.Archive | None = None,
+        recall: bool = True,
         max_threads: int = 1024,
     ) -> None:
         cf.ContextManager(budget, model, policy=policy, counter=counter)  # fail early
@@ -61,7 +65,8 @@ class ContextFoldHook(ThreadAccess):
         self._threads: Threads[BaseMessage] = Threads(to_wire, archive=archive, limit=max_threads)
         self.recall_tool = recall_tool(self._threads.archive)
         """`contextfold_recall` as a LangChain tool: give it to the agent with your tools."""
-        self._tools = tool_specs([*tools, self.recall_tool])
+        self._recall = recall
+        self._tools = tool_specs([*tools, *([self.recall_tool] if recall else [])])
         self.__name__ = "contextfold_pre_model_hook"  # the graph node's name
 
     def __call__(self, state: Any) -> dict[str, list[BaseMessage]]:
@@ -80,6 +85,7 @@ class ContextFoldHook(ThreadAccess):
             policy=self.policy,
             summarizer=self.summarizer,
             counter=self.counter,
+            recall_hints=self._recall,
         )
 
 

@@ -16,17 +16,25 @@ Rules:
    in `litellm.callbacks`; `async_pre_call_hook` does it inside the LiteLLM proxy. Use one
    of them per call, not two (a compacted view is not the history it came from).
 4. With `recall=True` the recall tool is added to the request's tools; the caller runs
-   the model's calls to it with `answer(tool_call)`, as it runs its own tools.
+   the model's calls to it with `answer(tool_call)`, as it runs its own tools. Summaries
+   and markers name it only when the request offers it.
 5. Responses that report usage calibrate the conversation's counter (the wrappers).
-6. A request whose messages are a view this object made moments ago (the proxy runs the
-   pre-call hook, then the deployment hook, on the same request) passes unchanged.
+6. A request whose messages are the latest view this object made for its conversation
+   (the proxy runs the pre-call hook, then the deployment hook, on the same request)
+   passes unchanged. The latest view of each conversation is kept, least recently used
+   first out, for as many conversations as `max_sessions` (default 1,024): a list of
+   references to the wire messages its manager holds anyway, so about 8 bytes a message.
+   Under load from more conversations than that, a view evicted between the two hooks is
+   compacted again as if it were a history, and its conversation starts cold: raise
+   `max_sessions` above the conversations in flight at once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -40,17 +48,12 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra onl
         "contextfold.integrations.litellm needs LiteLLM: pip install 'contextfold[litellm]'"
     ) from exc
 
+from ._factory import offers_recall
 from ._threads import Threads, Wire
 
 __all__ = ["ContextFold"]
 
 _CHAT_CALLS = frozenset({"completion", "acompletion"})
-_RECENT_VIEWS = 32
-"""Views remembered so that a view handed back is not compacted again (rule 6)."""
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b or a == b
 
 
 def _plain(message: object) -> Wire:
@@ -72,13 +75,23 @@ def _to_wire(message: object) -> list[Wire]:
 
 def session_key(kwargs: Mapping[str, object]) -> Hashable:
     """The conversation a request belongs to (rule 2)."""
+    named = _named(kwargs)
+    return _fingerprint(kwargs.get("messages")) if named is None else named
+
+
+def _named(kwargs: Mapping[str, object]) -> str | None:
+    """The conversation's name the request gives, if it gives one (rule 2)."""
     for holder in ("metadata", "litellm_metadata"):
         meta = kwargs.get(holder)
         if isinstance(meta, Mapping) and meta.get("contextfold_session") is not None:
             return str(meta["contextfold_session"])
     if kwargs.get("litellm_session_id") is not None:
         return str(kwargs["litellm_session_id"])
-    messages = kwargs.get("messages")
+    return None
+
+
+def _fingerprint(messages: object) -> str:
+    """A conversation named by its system prompt and first user message (rule 2)."""
     head: list[Wire] = []
     if isinstance(messages, Sequence):
         plain = [_plain(m) for m in messages[:4]]
@@ -112,7 +125,10 @@ class ContextFold(CustomLogger):
         self.counter = counter
         self.recall = recall
         self._threads: Threads[object] = Threads(_to_wire, archive=archive, limit=max_sessions)
-        self._views: deque[list[Wire]] = deque(maxlen=_RECENT_VIEWS)
+        self._views: OrderedDict[Hashable, list[Wire]] = OrderedDict()
+        """The latest view of each conversation, by the key a request carrying it has."""
+        self._views_limit = max_sessions
+        self._views_lock = threading.Lock()
 
     # --- the library side ------------------------------------------------------------
 
@@ -139,7 +155,7 @@ class ContextFold(CustomLogger):
     def compact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
         """The request `kwargs` with its messages compacted (and the recall tool added)."""
         messages, key = self._messages(kwargs)
-        if self._made_here(messages):
+        if self._made_here(key, messages):
             return dict(kwargs)
         pairs = self._threads.view(key, messages, self._maker(kwargs))
         return self._request(kwargs, [wire for wire, _ in pairs])
@@ -147,7 +163,7 @@ class ContextFold(CustomLogger):
     async def acompact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
         """Awaitable `compact` (LLM summarizers are awaited)."""
         messages, key = self._messages(kwargs)
-        if self._made_here(messages):
+        if self._made_here(key, messages):
             return dict(kwargs)
         pairs = await self._threads.aview(key, messages, self._maker(kwargs))
         return self._request(kwargs, [wire for wire, _ in pairs])
@@ -203,30 +219,39 @@ class ContextFold(CustomLogger):
         return list(messages), session_key(kwargs)
 
     def _maker(self, kwargs: Mapping[str, object]) -> Any:
-        specs = [_plain(t) for t in _tools(kwargs)]
+        given = [_plain(t) for t in _tools(kwargs)]
+        specs = [*given, self.recall_tool] if self.recall and not offers_recall(given) else given
 
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
                 self.budget,
                 self.model,
-                tools=[*specs, *([self.recall_tool] if self.recall else [])],
+                tools=specs,
                 policy=self.policy,
                 summarizer=self.summarizer,
                 counter=self.counter,
                 archive=archive,
+                recall_hints=offers_recall(specs),
             )
 
         return make
 
-    def _made_here(self, messages: list[object]) -> bool:
-        """Whether `messages` is a view this object just made, passed through a second hook
-        (in the proxy both the pre-call and the deployment hook run): rule 6."""
-        return any(
-            len(view) == len(messages) and all(map(_same, view, messages)) for view in self._views
-        )
+    def _made_here(self, key: Hashable, messages: list[object]) -> bool:
+        """Whether `messages` is the latest view made for conversation `key`, passed
+        through a second hook (in the proxy both the pre-call and the deployment hook
+        run): rule 6. The same objects or equal copies."""
+        with self._views_lock:
+            view = self._views.get(key)
+        return view is not None and view == messages
 
     def _request(self, kwargs: Mapping[str, object], view: list[Wire]) -> dict[str, Any]:
-        self._views.append(view)
+        named = _named(kwargs)
+        view_key = _fingerprint(view) if named is None else named  # a request carrying it
+        with self._views_lock:
+            self._views[view_key] = view
+            self._views.move_to_end(view_key)
+            while len(self._views) > self._views_limit:
+                self._views.popitem(last=False)
         request = {**kwargs, "messages": view}
         if self.recall:
             given = _tools(kwargs)

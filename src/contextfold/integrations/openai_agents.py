@@ -5,19 +5,25 @@ Rules:
    hands the SDK's input items (OpenAI Responses items) to one `cf.ContextManager` and
    sends the manager's view instead. The SDK's own history is never changed: the filter
    only decides what goes out, so a run's result and a session keep every item.
-2. A call costs O(new items): the filter remembers how many items it has seen, and when
-   the next input extends them (same first and last seen item) only the new items are
-   added. Any other input (another conversation, an edited history, other instructions
-   or tools) starts the manager again from the whole input; the archive is kept, so
-   references shown earlier still recall.
-3. The agent's instructions are the system prompt: the manager counts them (with the
-   agent's function tools and the tools its handoffs become) and keeps the user's rules
-   right after them, but they still go out as `instructions`, as the SDK sent them.
+2. A call costs O(new items): the filter keeps the items it has fed, and when the next
+   input starts with all of them (the same objects, or equal copies; one list comparison,
+   see `_threads` rule 2) only the new items are added. Any other input (another
+   conversation, a history edited anywhere, other instructions or tools) starts the
+   manager again from the whole input; the archive is kept, so references shown earlier
+   still recall.
+3. The agent's instructions are the system prompt: the manager counts them with every tool
+   the SDK sends, serialized by the SDK's own Responses converter: the agent's function
+   tools, its MCP servers' tools (listed as the SDK lists them for the call), its hosted
+   tools (web and file search, hosted MCP, code interpreter, ...: their configuration as
+   sent; what the provider adds for them on its side cannot be seen here, and the
+   calibration hooks learn it) and the tools its handoffs become. It keeps the user's
+   rules right after them, but they still go out as `instructions`, as the SDK sent them.
 4. `ContextFoldSession` keeps one filter per session next to the session's items (in
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
    run_config=s.run_config())`. Its items are the whole history; only requests shrink.
 5. The recall tool is a `FunctionTool` answering from the filter's archive; a bad call
-   gets an error text the model can act on, never an exception.
+   gets an error text the model can act on, never an exception. Summaries and markers
+   name it only when the agent offers it.
 6. `hooks()` calibrates: the input tokens the provider reports for each call teach the
    manager how its counts compare (what the SDK adds in converting the items included).
 """
@@ -25,12 +31,11 @@ Rules:
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import contextfold as cf
 
-from ._factory import manager_factory
+from ._factory import manager_factory, offers_recall
 from ._locks import holding
 
 try:
@@ -42,10 +47,13 @@ try:
         RunConfig,
         RunContextWrapper,
         RunHooks,
+        Tool,
         TResponseInputItem,
         handoff,
     )
+    from agents.exceptions import UserError
     from agents.memory import Session, SessionSettings
+    from agents.models.openai_responses import Converter
     from agents.run_config import CallModelData, ModelInputData
     from agents.tool_context import ToolContext
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
@@ -78,20 +86,32 @@ def recall_tool(archive: cf.Archive) -> FunctionTool:
     )
 
 
-def _tool_specs(agent: Agent[Any]) -> list[dict[str, object]]:
-    """The agent's function tools and the tools of its handoffs, in the Responses wire shape
-    (what the manager counts)."""
-    tools = [
-        _spec(tool.name, tool.description, tool.params_json_schema)
-        for tool in agent.tools
-        if isinstance(tool, FunctionTool)
-    ]
+async def _tool_specs(agent: Agent[Any], context: Any) -> list[dict[str, object]]:
+    """Every tool the SDK sends with the agent's request, as its Responses converter
+    serializes it (rule 3): MCP tools first, then the agent's tools, then its handoffs."""
+    tools: list[Tool] = [t for t in agent.tools if _enabled(t)]
+    if agent.mcp_servers:
+        tools = [*await agent.get_mcp_tools(RunContextWrapper(context)), *tools]
     handoffs = [item if isinstance(item, Handoff) else handoff(item) for item in agent.handoffs]
-    return tools + [_spec(h.tool_name, h.tool_description, h.input_json_schema) for h in handoffs]
+    try:
+        converted = Converter.convert_tools(tools, handoffs).tools
+    except UserError:  # a configuration the SDK rejects as a whole: count each tool alone
+        converted = [spec for tool in tools for spec in _one_tool(tool)]
+        converted += Converter.convert_tools([], handoffs).tools
+    return [dict(spec) for spec in converted]
 
 
-def _spec(name: str, description: str, parameters: dict[str, Any]) -> dict[str, object]:
-    return {"type": "function", "name": name, "description": description, "parameters": parameters}
+def _enabled(tool: Tool) -> bool:
+    """False only for a function tool switched off outright (a callable switch may turn it
+    on for this call, so it is counted: the count errs high)."""
+    return not isinstance(tool, FunctionTool) or tool.is_enabled is not False
+
+
+def _one_tool(tool: Tool) -> list[Any]:
+    try:
+        return list(Converter.convert_tools([tool], []).tools)
+    except UserError:  # not sendable alone either: its name, at least, goes out
+        return [{"type": "function", "name": tool.name, "description": "", "parameters": {}}]
 
 
 class ContextFoldFilter:
@@ -125,9 +145,9 @@ class ContextFoldFilter:
         """The manager behind the latest call (None before the first)."""
         self.restarts = 0
         """Times an input did not extend the previous one and the manager started again."""
-        self._key: tuple[str | None, tuple[str, ...]] | None = None
-        self._seen = 0
-        self._ends: tuple[object, object] | None = None
+        self._key: tuple[str | None, list[dict[str, object]]] | None = None
+        self._fed: list[object] = []
+        """Every input item fed to the manager, in order (rule 2)."""
         self._lock = threading.Lock()
         self._new(None, [])  # bad settings fail here, not at the first model call
         self.manager = None
@@ -154,36 +174,38 @@ class ContextFoldFilter:
         """Compact the input of one model call (rules 1-3)."""
         instructions = data.model_data.instructions
         items = data.model_data.input
+        tools = await _tool_specs(data.agent, data.context)
         async with holding(self._lock):
-            manager = self._manager_for(instructions, _tool_specs(data.agent), items)
-            manager.extend(items[self._seen :])
-            self._seen = len(items)
-            self._ends = (items[0], items[-1]) if items else None
+            manager = self._manager_for(instructions, tools, items)
+            manager.extend(items[len(self._fed) :])
+            self._fed.extend(items[len(self._fed) :])
             view = await manager.aview()
         start = 1 if instructions is not None and view else 0
         sent: list[TResponseInputItem] = list(view[start:])
         return ModelInputData(input=sent, instructions=instructions)
 
     def _manager_for(
-        self, instructions: str | None, tools: list[dict[str, object]], items: Sequence[object]
+        self, instructions: str | None, tools: list[dict[str, object]], items: list[Any]
     ) -> cf.ContextManager:
-        key = (instructions, tuple(str(t["name"]) for t in tools))
+        key = (instructions, tools)
+        fed = self._fed
         extends = (
             self.manager is not None
             and key == self._key
-            and len(items) >= self._seen
-            and (self._ends is None or (items[0], items[self._seen - 1]) == self._ends)
+            and len(items) >= len(fed)
+            and items[: len(fed)] == fed
         )
         if not extends:
             self.restarts += self._key is not None
             self._key = key
-            self._seen = 0
+            self._fed = []
             self._new(instructions, tools)
         assert self.manager is not None
         return self.manager
 
     def _new(self, instructions: str | None, tools: list[dict[str, object]]) -> None:
-        self.manager = self._make(system=instructions, tools=tools)
+        hints = offers_recall(tools)  # markers name the recall tool only when it is offered
+        self.manager = self._make(system=instructions, tools=tools, recall_hints=hints)
 
 
 class _Calibration(RunHooks[Any]):

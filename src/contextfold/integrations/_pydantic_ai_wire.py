@@ -1,0 +1,244 @@
+"""pydantic-ai messages as the OpenAI chat wire its OpenAI chat model sends, and back.
+
+Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
+1. Each request part is one chat message (system, user, tool; the legacy
+   `RetryPromptPart` naming a tool is that call's tool message), each response one
+   assistant message with its thinking (in <think> tags), text and function tool calls.
+2. Images and text files count as the images and text they are sent as; parts without an
+   OpenAI chat form count as their text.
+3. The tools a request offers are its function tools and output tools, each as
+   pydantic-ai's OpenAI chat model maps a `ToolDefinition`; a native structured output's
+   schema goes out as `response_format` and is counted as one more definition.
+4. Back from the wire, compaction artifacts become new parts (a summary a `CompactionPart`);
+   a request whose parts all come back together stays the original request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from pydantic_ai import BinaryContent, ImageUrl, TextContent
+from pydantic_ai.messages import (
+    CompactionPart,
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.tools import ToolDefinition
+
+import contextfold as cf
+
+try:  # pydantic-ai releases since late 2026 split feedback that answers no call off retries
+    from pydantic_ai.messages import RetryFeedbackPart
+except ImportError:  # pragma: no cover - older releases have only RetryPromptPart
+    RetryFeedbackPart = RetryPromptPart  # type: ignore[misc,assignment]
+
+Wire: TypeAlias = dict[str, Any]
+
+
+# --- pydantic-ai -> OpenAI chat wire ---------------------------------------------------
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Sequence):
+        return "\n".join(_item_text(v) for v in value)
+    return "" if value is None else json.dumps(value, default=str)
+
+
+def _item_text(item: object) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):  # a chat content part of a compaction artifact
+        return str(item.get("text", item.get("type", "")))
+    return type(item).__name__
+
+
+def _text_like(media_type: str) -> bool:
+    """Whether pydantic-ai inlines a file of this type as text (its own test, by media type)."""
+    bare = media_type.split(";", 1)[0].strip()
+    return bare.startswith("text/") or bare.endswith(_TEXT_SUFFIXES) or bare in _TEXT_TYPES
+
+
+_TEXT_SUFFIXES = ("/json", "+json", "/xml", "+xml")
+_TEXT_TYPES = frozenset({"application/x-yaml", "application/yaml", "application/toml"})
+
+
+def _chat_part(item: object) -> Wire:
+    """One user content item as the chat content part it is sent as: text, an image, or
+    (other files) its type's name."""
+    if isinstance(item, TextContent):
+        return {"type": "text", "text": item.content}
+    if isinstance(item, BinaryContent) and _text_like(item.media_type):
+        return {"type": "text", "text": item.data.decode("utf-8", errors="replace")}
+    url = item.url if isinstance(item, ImageUrl) else None
+    if isinstance(item, BinaryContent) and item.is_image:
+        url = item.data_uri
+    if url is None or not isinstance(item, ImageUrl | BinaryContent):
+        return {"type": "text", "text": _item_text(item)}
+    image: Wire = {"url": url}
+    if item.vendor_metadata and "detail" in item.vendor_metadata:
+        image["detail"] = item.vendor_metadata["detail"]
+    return {"type": "image_url", "image_url": image}
+
+
+def _content(parts: list[Wire]) -> str | list[Wire]:
+    """Chat content parts, as one text unless there is an image among them."""
+    if any(p["type"] == "image_url" for p in parts):
+        return parts
+    return "\n".join(str(p["text"]) for p in parts)
+
+
+def _request_wire(part: ModelRequestPart) -> Wire:
+    """One request part as the chat message pydantic-ai's OpenAI model sends for it."""
+    if isinstance(part, SystemPromptPart):
+        return {"role": "system", "content": part.content}
+    if isinstance(part, ToolReturnPart):
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
+    if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
+        return {"role": "tool", "tool_call_id": part.tool_call_id, "content": part.model_response()}
+    return {"role": "user", "content": _user_content(part)}
+
+
+def _tool_content(part: ToolReturnPart) -> str | list[Wire]:
+    """A tool result's text, with the files pydantic-ai sends after the tool results."""
+    text, files = part.model_response_str_and_user_content()
+    return _content([{"type": "text", "text": text}, *map(_chat_part, files)]) if files else text
+
+
+def _user_content(part: ModelRequestPart) -> str | list[Wire]:
+    if isinstance(part, RetryPromptPart | RetryFeedbackPart):
+        return part.model_response()
+    if isinstance(part, UserPromptPart):
+        items = part.content
+        return items if isinstance(items, str) else _content([_chat_part(i) for i in items])
+    return _text(getattr(part, "content", None))
+
+
+def _response_wire(message: ModelResponse) -> Wire:
+    """A response as one assistant message: its thinking and text, and its function tool
+    calls (pydantic-ai sends thinking back in <think> tags, or a field that counts alike)."""
+    texts: list[str] = []
+    calls: list[Wire] = []
+    for part in message.parts:
+        if isinstance(part, ToolCallPart):
+            function = {"name": part.tool_name, "arguments": part.args_as_json_str()}
+            calls.append({"id": part.tool_call_id, "type": "function", "function": function})
+        elif isinstance(part, TextPart):
+            texts.append(part.content)
+        elif isinstance(part, ThinkingPart) and part.content:
+            texts.append(f"<think>\n{part.content}\n</think>")
+    wire: Wire = {"role": "assistant", "content": "\n\n".join(texts) or None}
+    if calls:
+        wire["tool_calls"] = calls
+    return wire
+
+
+Source: TypeAlias = tuple[ModelRequestPart | ModelResponse, ModelMessage]
+"""The part (or whole response) a wire message comes from, and its pydantic-ai message."""
+
+
+def message_wires(message: ModelMessage) -> list[tuple[Wire, Source]]:
+    if isinstance(message, ModelResponse):
+        return [(_response_wire(message), (message, message))]
+    return [(_request_wire(part), (part, message)) for part in message.parts]
+
+
+# --- OpenAI chat wire -> pydantic-ai ------------------------------------------------------
+
+
+def new_response(wire: Wire) -> ModelResponse:
+    parts: list[ModelResponsePart] = []
+    if wire.get("content"):
+        parts.append(TextPart(_text(wire["content"])))
+    for call in wire.get("tool_calls") or []:
+        function = call["function"]
+        parts.append(ToolCallPart(function["name"], function["arguments"], call["id"]))
+    return ModelResponse(parts=parts)
+
+
+def new_request_part(wire: Wire, message: cf.Message, names: dict[str, str]) -> ModelRequestPart:
+    text = _text(wire.get("content"))
+    if wire["role"] == "tool":
+        call_id = str(wire["tool_call_id"])
+        return ToolReturnPart(names.get(call_id, "tool"), text, call_id)
+    if any(isinstance(p, cf.Summary) for p in message.parts):
+        return CompactionPart(content=text)
+    if wire["role"] in ("system", "developer"):
+        return SystemPromptPart(text)
+    return UserPromptPart(text)
+
+
+def tool_names(view: list[Wire]) -> dict[str, str]:
+    return {
+        call["id"]: call["function"]["name"]
+        for wire in view
+        for call in wire.get("tool_calls") or []
+    }
+
+
+class Request:
+    """Request parts gathered for one ModelRequest, reusing the original when whole."""
+
+    def __init__(self) -> None:
+        self.parts: list[ModelRequestPart] = []
+        self.owners: list[ModelMessage | None] = []
+
+    def add(self, part: ModelRequestPart, owner: ModelMessage | None) -> None:
+        self.parts.append(part)
+        self.owners.append(owner)
+
+    def flush(self, out: list[ModelMessage]) -> None:
+        if not self.parts:
+            return
+        owner = self.owners[0]
+        whole = (
+            isinstance(owner, ModelRequest)
+            and all(o is owner for o in self.owners)
+            and len(owner.parts) == len(self.parts)
+            and all(a is b for a, b in zip(owner.parts, self.parts, strict=True))
+        )
+        out.append(owner if whole and owner is not None else ModelRequest(parts=self.parts))
+        self.parts, self.owners = [], []
+
+
+# --- the tools a request offers ----------------------------------------------------------
+
+
+def tool_wires(parameters: ModelRequestParameters) -> list[Wire]:
+    """The request's tool definitions as the OpenAI chat tools sent for them (rule 3)."""
+    tools = [_tool_wire(t) for t in [*parameters.function_tools, *parameters.output_tools]]
+    output = parameters.output_object
+    if output is not None and parameters.output_mode == "native":
+        name = output.name or "final_result"
+        function = {
+            "name": name,
+            "description": output.description or "",
+            "parameters": output.json_schema,
+        }
+        tools.append({"type": "function", "function": function})
+    return tools
+
+
+def _tool_wire(tool: ToolDefinition) -> Wire:
+    function: Wire = {
+        "name": tool.name,
+        "description": tool.description or "",
+        "parameters": tool.parameters_json_schema,
+    }
+    if tool.strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
