@@ -108,8 +108,9 @@ def hinting_format(payload: object, given: str | None) -> Iterator[None]:
         if detected == given:
             raise
         hint = f" (the payload looks like {detected}: drop --format {given})"
-        where = {"index": exc.index, "field": exc.field, "format": exc.format}
-        raise cf.InvalidConversation(exc.reason + hint, **where) from None
+        raise cf.InvalidConversation(
+            exc.reason + hint, index=exc.index, field=exc.field, format=exc.format
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
