@@ -6,6 +6,7 @@ first request and its next turn are one session."""
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
@@ -161,6 +162,25 @@ def test_a_responses_stream_broken_off_ends_with_its_error_event(
     last: Any = events[-1]
     assert (last.type, last.code, last.sequence_number) == ("error", "upstream_disconnected", 3)
     assert "broke off the stream" in last.message
+    assert not _tracebacks(asgi_errors)
+
+
+def test_a_stored_response_streamed_again_and_broken_off_ends_with_its_error_event(
+    upstream: Upstream, make_proxy: ProxyFactory, asgi_errors: pytest.LogCaptureFixture
+) -> None:
+    running = make_proxy()
+    upstream.break_after = 1
+    with httpx.stream("GET", f"{running.url}/v1/responses/resp_1?stream=true") as answer:
+        text = answer.read().decode()
+    events = [block for block in text.split("\n\n") if block.strip()]
+    assert len(events) == 2
+    assert events[-1].startswith("event: error\ndata: ")
+    error = json.loads(events[-1].partition("data: ")[2])
+    assert (error["type"], error["code"], error["sequence_number"]) == (
+        "error",
+        "upstream_disconnected",
+        1,
+    )
     assert not _tracebacks(asgi_errors)
 
 

@@ -129,8 +129,12 @@ class Proxy:
     async def forward(self, request: Request) -> Response:
         """Every other path, method and body: upstream unchanged (rule 1); the proxy's own
         errors in the shape of the provider the request is for."""
-        anthropic = is_anthropic(request.url.path, request.headers)
-        endpoint = ENDPOINTS["/v1/messages" if anthropic else "/v1/chat/completions"]
+        path = request.url.path
+        if is_anthropic(path, request.headers):
+            endpoint = ENDPOINTS["/v1/messages"]
+        else:  # a stored response streamed again gets Responses' stream error event
+            responses = path.startswith("/v1/responses/")
+            endpoint = ENDPOINTS["/v1/responses" if responses else "/v1/chat/completions"]
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw
