@@ -36,6 +36,7 @@ from typing import Generic, TypeVar, cast
 from ._adapters import (
     Format,
     answers_outside,
+    emptied,
     item_count,
     parse_plain,
     parse_rendered,
@@ -188,6 +189,8 @@ def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
         extras=job.conversation.extras,
     )
     rendered = render(conversation, job.fmt)  # plain JSON already (rule 7): no `to_plain`
+    if item_count(rendered) == 0 < item_count(job.plain):
+        raise emptied(job.plain, job.fmt)  # repair removed every message (rule 2)
     _check_valid(job, payload, outcome, rendered, validate_plain(rendered, job.fmt))
     reparsed = parse_rendered(rendered, job.fmt, outcome.messages, _unchanged(job, outcome))
     after = fixed_overhead(reparsed, job.settings.counter)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any, Generic, cast
 
-from ._adapters import check_format, parse, render
+from ._adapters import check_format, emptied, parse, render
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._counting import (
@@ -273,6 +273,11 @@ class ContextManager(Generic[W]):
     def _accept(self, outcome: Outcome, trigger: Trigger) -> Report:
         self.last_report = outcome.report
         if outcome.report.compacted:
+            sent = [m for m in outcome.messages if self.format != "anthropic" or m.role != "system"]
+            if not sent and (
+                wires := [w for w in map(self._wire, self._entries) if w is not _SKIP]
+            ):
+                raise emptied(wires, self.format)  # repair would leave nothing to send
             old = self._entries
             self._entries = [
                 old[o] if o is not None and old[o].message is m else self._entry(m, o, old)

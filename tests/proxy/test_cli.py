@@ -28,7 +28,8 @@ def test_help_shows_a_working_example() -> None:
 def test_bad_options_are_one_line_and_exit_2() -> None:
     for args, said in (
         (("--window", "gpt-4o"), "expected MODEL=TOKENS"),
-        (("--high", "0.5", "--low", "0.7"), "0 < low < high <= 1"),
+        (("--high", "0.5", "--low", "0.7"), "--low 0.7, --high 0.5: need 0 < low < high <= 1"),
+        (("--session-ttl", "0"), "--session-ttl 0: "),
         (("--store", "ftp://x"), "use sqlite:PATH"),
     ):
         done = _serve("--port", "0", *args)
@@ -36,6 +37,19 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
         lines = [line for line in done.stderr.splitlines() if line.startswith("contextfold:")]
         assert len(lines) == 1, done.stderr
         assert said in lines[0]
+        assert "Traceback" not in done.stderr
+
+
+def test_out_of_range_values_name_their_option() -> None:
+    for args, said in (
+        (("--port", "99999"), "Invalid value for '--port'"),
+        (("--workers", "0"), "Invalid value for '--workers'"),
+        (("--recall-rounds", "-1"), "Invalid value for '--recall-rounds'"),
+        (("--log-level", "loud"), "Invalid value for '--log-level'"),
+    ):
+        done = _serve("--port", "0", *args)
+        assert done.returncode == 2, done.stderr
+        assert said in done.stderr
         assert "Traceback" not in done.stderr
 
 

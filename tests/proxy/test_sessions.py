@@ -201,3 +201,17 @@ def test_a_mark_that_stays_on_an_older_item_is_kept_past_a_known_prefix(
     items += _parts(_exchange(1, 20))
     turn = send(items, known_prefix=True)  # read past the first body's bytes: new items only
     assert (len(items) - 1, items[1]) in turn.marks
+
+
+def test_a_one_item_session_is_continued_by_its_next_turn(tmp_path: Path) -> None:
+    sessions = _sessions(tmp_path / "s.db")
+    first = _turn(sessions, START[1:])  # one user message, no system prompt
+    second = _turn(sessions, [*START[1:], *_exchange(1, 3)])
+    assert second.live is first.live
+    assert len(sessions) == 1
+    third = _turn(sessions, [*START[1:], *_exchange(1, 3), *_exchange(2, 3)])
+    assert third.live is first.live  # under the root of its first two items from now on
+    assert third.live.meta.length == 5
+    other = _turn(sessions, [*START[1:], *_exchange(1, 3, tag="b")])
+    assert other.live is not first.live  # another reply to the same first message
+    assert len(sessions) == 2

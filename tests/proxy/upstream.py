@@ -69,6 +69,8 @@ class Upstream:
     """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
     text_before_recall: str = ""
     """Text a streamed chat answer says before its recall call (none when empty)."""
+    break_after: int | None = None
+    """When set, a streamed answer drops the connection after this many events."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
 
@@ -202,7 +204,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         _cookies(self)
         self.end_headers()
-        for event in events:
+        for sent, event in enumerate(events):
+            if sent == self.upstream.break_after:  # the connection drops mid-stream
+                self.close_connection = True
+                self.request.shutdown(socket.SHUT_RDWR)
+                return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
             self.wfile.flush()
             time.sleep(self.upstream.delay)

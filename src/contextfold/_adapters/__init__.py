@@ -13,6 +13,10 @@ Rules:
 5. `parse_rendered` reads back a rendered conversation, taking the messages the adapter
    parsed and nothing changed as they are where the format allows it (OpenAI chat: its
    rule 6); it gives what `parse_plain` gives.
+6. Repair removes a tool result no call asked for. When that would leave no message at
+   all (the input was nothing but such results), the provider would reject the empty
+   list: `emptied` is the error instead, at the input's first problem, the same in each
+   format.
 """
 
 from __future__ import annotations
@@ -128,6 +132,25 @@ def validate_plain(plain: object, format: str | None = None) -> list[Problem]:
     """`validate` of what `to_plain` gave (rule 4)."""
     fmt = _detect_plain(plain) if format is None else check_format(format)
     return _ADAPTERS[fmt].validate(plain)
+
+
+_CALL_OF: Final[Mapping[Format, str]] = {
+    "openai-chat": "the assistant message with its tool_calls",
+    "openai-responses": "its function_call (or previous_response_id)",
+    "anthropic": "the assistant message with its tool_use",
+}
+
+
+def emptied(plain: object, format: Format) -> InvalidConversation:
+    """Rule 6: the error for an input that repair would leave with no message."""
+    problems = validate_plain(plain, format) or [Problem(None, None, "a tool result has no call")]
+    first = min(problems, key=lambda p: -1 if p.index is None else p.index)  # the earliest
+    return InvalidConversation(
+        f"{first.reason}; removing it (repair) leaves no message: add {_CALL_OF[format]} before it",
+        index=first.index,
+        field=first.field,
+        format=format,
+    )
 
 
 def answers_outside(plain: object, format: Format) -> bool:

@@ -31,7 +31,7 @@ from typing import Annotated, Final, TextIO
 
 import contextfold as cf
 
-from ._echo import echo
+from ._echo import counted, echo
 from ._io import (
     EXIT_BAD_INPUT,
     EXIT_NOT_FIT,
@@ -59,6 +59,7 @@ from ._options import (
     SpecOption,
     StrictOption,
     SummarizerChoice,
+    hinting_format,
     parse_budget,
     policy,
 )
@@ -138,15 +139,14 @@ def batch(
     choice.check()
     name = display_name(source)
     reject_high(high, "batch")
+    rules = policy(high, low, deadline)
     if STDIO not in (source, target) and Path(source).resolve() == Path(target).resolve():
         fail(f"{name}: the output would overwrite the input; choose another OUT.jsonl")
     if target != STDIO and Path(target).is_dir():
         fail(f"{target}: is a directory; give a file name for OUT.jsonl")
     left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
     with interruptible(name, left), reporting(name):
-        settings = Settings(
-            budget, model, format.option(), policy(high, low, deadline), choice, archive
-        )
+        settings = Settings(budget, model, format.option(), rules, choice, archive)
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line
         if archive is not None:  # so does an archive that cannot be opened (closed before
             cf.Archive(cf.SqliteStore(archive)).close()  # the workers fork: they open their own)
@@ -193,7 +193,8 @@ def _compact_line(
 ) -> Outcome:
     payload = value if record is None else record["messages"]
     fmt = settings.format or (None if record is None else _record_format(record))
-    report = (result := _compact(payload, settings, fmt)).report
+    with hinting_format(payload, settings.format):
+        report = (result := _compact(payload, settings, fmt)).report
     data: dict[str, object] = {"line": number, "payload": result.payload}
     if record is not None:
         data = {**record, "messages": result.payload}
@@ -282,8 +283,8 @@ class Totals:
         done = self.conversations - self.failed
         saved = 1 - self.tokens_after / self.tokens_before if self.tokens_before else 0.0
         return (
-            f"batch: {self.conversations:,} conversations in {seconds:.1f} s "
-            f"({self.processes} process{'es' if self.processes != 1 else ''}): "
+            f"batch: {counted(self.conversations, 'conversation')} in {seconds:.1f} s "
+            f"({counted(self.processes, 'process', 'processes')}): "
             f"{self.compacted:,} compacted, "
             f"{done - self.compacted:,} unchanged, {self.unfit:,} do not fit, "
             f"{self.failed:,} failed\n"

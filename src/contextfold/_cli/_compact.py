@@ -18,7 +18,7 @@ from typing import Annotated
 
 import contextfold as cf
 
-from ._echo import echo
+from ._echo import counted, echo
 from ._io import (
     EXIT_NOT_FIT,
     display_name,
@@ -45,6 +45,7 @@ from ._options import (
     SpecOption,
     StrictOption,
     SummarizerChoice,
+    hinting_format,
     policy,
     tokens_only,
 )
@@ -101,12 +102,12 @@ def compact(
     choice.check()
     name = display_name(file)
     reject_high(high, "compact")
+    rules = policy(high, low, deadline)
     with reporting(name), phases(input_size(file)) as step:
-        rules = policy(high, low, deadline)
         chosen = choice.build()
         payload = load_json(read_bytes(file))
         step("compacting")
-        with _archive_at(archive) as store, _format_hint(name, payload, format.option()):
+        with _archive_at(archive) as store, hinting_format(payload, format.option()):
             result = cf.compact(
                 payload,
                 tokens,
@@ -128,23 +129,6 @@ def compact(
     _tell(name, result, archive, choice.spec)
     if strict and not result.report.fits:
         raise SystemExit(EXIT_NOT_FIT)
-
-
-@contextmanager
-def _format_hint(name: str, payload: object, given: str | None) -> Iterator[None]:
-    """Bad input under an explicit --format: say which format the payload looks like."""
-    try:
-        yield
-    except cf.InvalidConversation as exc:
-        if given is None:
-            raise
-        try:
-            detected = cf.detect(payload)
-        except cf.ContextFoldError:
-            raise exc from None
-        if detected == given:
-            raise
-        fail(f"{name}: {exc} (the payload looks like {detected}: drop --format {given})")
 
 
 @contextmanager
@@ -171,10 +155,9 @@ def _tell(
 ) -> None:
     """The short human summary on stderr."""
     report = result.report
-    messages = len(result.conversation.messages)
+    messages = counted(len(result.conversation.messages), "message")
     lines = [
-        f"{name}: {report.format}, {messages} messages after compaction, "
-        f"counted with {report.counter}",
+        f"{name}: {report.format}, {messages} after compaction, counted with {report.counter}",
         report.describe(),
     ]
     if not report.fits:
@@ -187,12 +170,12 @@ def _tell(
         first = report.refs[0]
         if archive:
             lines.append(
-                f"{len(report.refs):,} originals archived in {archive}; "
+                f"{counted(len(report.refs), 'original')} archived in {archive}; "
                 f"e.g. contextfold recall {first} --archive {archive}"
             )
         else:
             lines.append(
-                f"{len(report.refs):,} originals behind markers; "
+                f"{counted(len(report.refs), 'original')} behind markers; "
                 "pass --archive DB to keep them for `contextfold recall`"
             )
     echo("\n".join(lines), err=True)

@@ -18,10 +18,15 @@ import sys
 import warnings
 from typing import Final, TextIO
 
-__all__ = ["echo", "log_to_stderr"]
+__all__ = ["counted", "echo", "log_to_stderr"]
 
 _ANSI: Final = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 """click's pattern for the codes it strips."""
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 message`, `2 messages` (`plural` where adding an s is wrong)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def echo(text: str, *, err: bool = False) -> None:

@@ -13,9 +13,18 @@ from typing import TYPE_CHECKING, Annotated, Final
 import contextfold as cf
 
 from ._breakdown import TOP, Breakdown, breakdown
+from ._echo import counted
 from ._io import display_name, load_json, read_bytes, reporting, to_json
 from ._io import write_text as write
-from ._options import Budget, FormatName, FormatOption, ModelOption, parse_budget, tokens_only
+from ._options import (
+    Budget,
+    FormatName,
+    FormatOption,
+    ModelOption,
+    hinting_format,
+    parse_budget,
+    tokens_only,
+)
 from ._params import argument, option
 
 if TYPE_CHECKING:  # rich is imported when tables are drawn: other commands start faster
@@ -56,10 +65,11 @@ def inspect(
     name = display_name(file)
     with reporting(name):
         payload = load_json(read_bytes(file))
-        found = breakdown(payload, model, format.option(), top=top)
-        report = None
-        if tokens is not None:
-            report = cf.compact(payload, tokens, model, format=format.option()).report
+        with hinting_format(payload, format.option()):
+            found = breakdown(payload, model, format.option(), top=top)
+            report = None
+            if tokens is not None:
+                report = cf.compact(payload, tokens, model, format=format.option()).report
     if json:
         data = {"file": name, **found.to_dict(), "dry_run": report and report.to_dict()}
         write("-", to_json(data, indent=2) + "\n")
@@ -71,14 +81,14 @@ def inspect(
 
 def _show(console: Console, name: str, found: Breakdown, report: cf.Report | None) -> None:
     console.print(
-        f"[bold]{name}[/]: {found.format}, {found.messages} messages, "
+        f"[bold]{name}[/]: {found.format}, {counted(found.messages, 'message')}, "
         f"[bold]{found.tokens:,}[/] tokens (counted with {found.counter})"
     )
     console.print(_roles(found))
     if found.by_tool:
         console.print(_tools(found))
     console.print(_largest(found, console.width))
-    definitions = f"{found.tool_definitions} tool definitions"
+    definitions = counted(found.tool_definitions, "tool definition")
     console.print(
         f"Overheads: {found.fixed:,} tokens per request (reply priming, {definitions}); "
         f"{found.framing:,} tokens of message framing (included above)."

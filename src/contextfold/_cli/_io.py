@@ -37,12 +37,13 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(EXIT_BAD_INPUT)
 
 
-def usage_error(message: str) -> NoReturn:
-    """A usage error: typer prints it under the command's usage line and exits with code 2.
+def usage_error(message: str, option: tuple[str, ...] | None = None) -> NoReturn:
+    """A usage error: typer prints it under the command's usage line and exits with code 2,
+    naming `option` (its spellings, e.g. `("--budget", "-b")`) as it names a bad value.
     Commands raise it before they read or write anything (the quick path relies on it)."""
     from typer import BadParameter  # noqa: PLC0415 - only on this error path: start-up time
 
-    raise BadParameter(message)
+    raise BadParameter(message, param_hint=list(option) if option else None)
 
 
 def one_line(text: str) -> str:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Final
 
 import contextfold as cf
 
-from ._io import usage_error
+from ._io import fail, usage_error
 from ._params import option
 
 _TOKENS: Final = re.compile(r"[0-9][0-9_,]*")
@@ -71,7 +72,10 @@ def parse_tokens(text: str) -> Budget:
 def tokens_only(budget: Budget) -> int:
     """The budget in tokens, refusing a percentage (for commands that read one payload)."""
     if budget.tokens is None:
-        usage_error("give the budget in tokens here, e.g. --budget 8000")
+        usage_error(
+            f"{budget} is a share; give tokens here, e.g. 8000 (shares are for batch)",
+            ("--budget", "-b"),
+        )
     return budget.tokens
 
 
@@ -86,6 +90,27 @@ class FormatName(enum.StrEnum):
     def option(self) -> str | None:
         """The `format=` argument for the library (None detects)."""
         return None if self is FormatName.auto else self.value
+
+
+@contextmanager
+def hinting_format(payload: object, given: str | None) -> Iterator[None]:
+    """Bad input under an explicit --format (`given`) that the payload's own format does
+    not explain: the error says which format the payload looks like."""
+    try:
+        yield
+    except cf.InvalidConversation as exc:
+        if given is None:
+            raise
+        try:
+            detected = cf.detect(payload)
+        except cf.ContextFoldError:
+            raise exc from None
+        if detected == given:
+            raise
+        hint = f" (the payload looks like {detected}: drop --format {given})"
+        raise cf.InvalidConversation(
+            exc.reason + hint, index=exc.index, field=exc.field, format=exc.format
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +237,12 @@ DeadlineOption = Annotated[
 
 
 def policy(high: float | None, low: float | None, deadline: float | None = None) -> cf.Policy:
-    """The default policy with the water marks and deadline given on the command line."""
+    """The default policy with the water marks and deadline given on the command line; one
+    error line naming the options given when the policy refuses them."""
     given = {"high": high, "low": low, "deadline": deadline}
-    return cf.Policy().replace(
-        **{name: value for name, value in given.items() if value is not None}
-    )
+    chosen = {name: value for name, value in given.items() if value is not None}
+    try:
+        return cf.Policy().replace(**chosen)
+    except cf.ConfigurationError as exc:
+        named = [name for name in chosen if name in str(exc)] or list(chosen)
+        fail(f"{', '.join(f'--{name} {chosen[name]:g}' for name in named)}: {exc}")

@@ -1,7 +1,9 @@
 """`contextfold serve`: run the compacting proxy (the `proxy` extra).
 
 Rules:
-1. Options map one to one onto the proxy's Config; a bad value exits 2 with one line.
+1. Options map one to one onto the proxy's Config. A value out of an option's declared
+   range is typer's usage error; one the proxy refuses exits 2 with one line. Either way
+   the message names the option.
 2. The proxy package is imported only here, only when the command runs; without the
    extra the command says which extra to install.
 3. The first stderr line is the listening address (`--port 0` picks a free port).
@@ -9,6 +11,7 @@ Rules:
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated, Final
 
 from contextfold import ContextFoldError
@@ -26,7 +29,9 @@ EXAMPLE: Final = (
 )
 
 Host = Annotated[str, option("--host", help="Address to listen on.")]
-Port = Annotated[int, option("--port", help="Port to listen on; 0 picks a free one.")]
+Port = Annotated[
+    int, option("--port", min=0, max=65_535, help="Port to listen on; 0 picks a free one.")
+]
 OpenAIUp = Annotated[
     str,
     option("--openai-upstream", metavar="URL", help="OpenAI-compatible base URL (…/v1)."),
@@ -52,10 +57,12 @@ Windows = Annotated[
 ]
 DefaultWindow = Annotated[
     int | None,
-    option("--default-window", help="Window for models nobody knows (else: no compaction)."),
+    option("--default-window", min=1, help="Window for models nobody knows (else: no compaction)."),
 ]
-High = Annotated[float, option("--high", help="Compact past this fraction of the budget.")]
-Low = Annotated[float, option("--low", help="...down to this fraction.")]
+High = Annotated[
+    float, option("--high", min=0.0, max=1.0, help="Compact past this fraction of the budget.")
+]
+Low = Annotated[float, option("--low", min=0.0, max=1.0, help="...down to this fraction.")]
 Ttl = Annotated[float, option("--session-ttl", help="Seconds a session may stay idle.")]
 Token = Annotated[
     str | None,
@@ -65,13 +72,26 @@ Token = Annotated[
         help="Require clients to send this in x-contextfold-token.",
     ),
 ]
-MaxBody = Annotated[int, option("--max-body-mb", help="Largest request body accepted.")]
-Rounds = Annotated[int, option("--recall-rounds", help="Recall rounds per request.")]
-LogLevel = Annotated[str, option("--log-level", help="debug, info, warning or error.")]
+MaxBody = Annotated[int, option("--max-body-mb", min=1, help="Largest request body accepted.")]
+Rounds = Annotated[int, option("--recall-rounds", min=0, help="Recall rounds per request.")]
+
+
+class Level(enum.StrEnum):
+    """Log levels `--log-level` takes (uvicorn's names)."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+LogLevel = Annotated[Level, option("--log-level", help="How much to log.", case_sensitive=False)]
 Workers = Annotated[
     int,
     option(
-        "--workers", help="Processes serving the port; sessions move between them via the store."
+        "--workers",
+        min=1,
+        help="Processes serving the port; sessions move between them via the store.",
     ),
 ]
 
@@ -91,10 +111,14 @@ def serve(
     token: Token = None,
     max_body_mb: MaxBody = 32,
     recall_rounds: Rounds = 3,
-    log_level: LogLevel = "warning",
+    log_level: LogLevel = Level.warning,
     workers: Workers = 1,
 ) -> None:
     """Run an OpenAI- and Anthropic-compatible proxy that keeps every request in its window."""
+    if not 0 < low < high <= 1:
+        fail(f"--low {low:g}, --high {high:g}: need 0 < low < high <= 1")
+    if not session_ttl > 0:
+        fail(f"--session-ttl {session_ttl:g}: give the seconds a session may stay idle, above 0")
     try:
         windows = dict(_window(w) for w in window or [])
     except ValueError as exc:
@@ -114,7 +138,7 @@ def serve(
             token=token,
             max_body=max_body_mb * 1024 * 1024,
             recall_rounds=recall_rounds,
-            log_level=log_level.lower(),
+            log_level=log_level.value,
             workers=workers,
         )
     except (ContextFoldError, OSError, ValueError) as exc:  # a taken port, a bad store ...

@@ -13,6 +13,10 @@ Rules:
 4. With `token` set, a request without it in `x-contextfold-token` gets 401 in its
    provider's error shape. The token is compared in constant time and never forwarded.
    A CORS preflight (OPTIONS) needs none: browsers send it without the request's headers.
+5. An upstream that cannot be reached or does not answer in time is 502 or 504 in the
+   provider's shape, naming the upstream (`_failures` rule 2).
+6. `count_tokens` answers 400 in Anthropic's shape for what the Messages API refuses: no
+   model, no messages, a conversation `validate` rejects.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from starlette.routing import Route
 
 import contextfold as cf
 
-from . import _relay
+from . import _failures, _relay
 from ._budgets import WINDOW_HEADER, budget_for, window_for
 from ._config import Config, open_store
 from ._marks import remarked
@@ -100,10 +104,10 @@ class Proxy:
         self.metrics.added.observe(time.perf_counter() - started)
         try:
             if isinstance(body, dict) and body.get("stream") is True:
-                return await _relay.stream(self.http(), out, self.metrics)
-            return await _relay.complete(self.http(), out, self.metrics)
+                return await _relay.stream(self.http(), out, self.metrics, endpoint.format)
+            return await _relay.complete(self.http(), out, self.metrics, endpoint.format)
         except UPSTREAM_ERRORS as exc:
-            return _unreachable(endpoint, exc)
+            return _unreachable(endpoint, exc, out.url)
 
     async def count_tokens(self, request: Request) -> Response:
         endpoint = ENDPOINTS["/v1/messages"]
@@ -116,10 +120,8 @@ class Proxy:
             if plain is None:
                 raise ValueError(f"cannot read a body with content-encoding {encoding!r}")
             body = json.loads(plain)
-            model = body.get("model") if isinstance(body, dict) else None
-            if model is not None and not isinstance(model, str):
-                raise ValueError(f"model: expected a string, got {type(model).__name__}")
-            total = cf.count_tokens(body, model, format="anthropic")
+            _countable(body)
+            total = cf.count_tokens(body, body["model"], format="anthropic")
         except (ValueError, cf.ContextFoldError) as exc:
             return _error(endpoint, 400, "invalid_request_error", str(exc))
         return JSONResponse({"input_tokens": total})
@@ -127,8 +129,12 @@ class Proxy:
     async def forward(self, request: Request) -> Response:
         """Every other path, method and body: upstream unchanged (rule 1); the proxy's own
         errors in the shape of the provider the request is for."""
-        anthropic = is_anthropic(request.url.path, request.headers)
-        endpoint = ENDPOINTS["/v1/messages" if anthropic else "/v1/chat/completions"]
+        path = request.url.path
+        if is_anthropic(path, request.headers):
+            endpoint = ENDPOINTS["/v1/messages"]
+        else:  # a stored response streamed again gets Responses' stream error event
+            responses = path.startswith("/v1/responses/")
+            endpoint = ENDPOINTS["/v1/responses" if responses else "/v1/chat/completions"]
         raw = await self._admit(request, endpoint)
         if isinstance(raw, Response):
             return raw
@@ -136,9 +142,9 @@ class Proxy:
         headers = request_headers(request.headers.items())
         try:
             answer = await send(self.http(), request.method, url, headers, raw)
-            relayed = await _relay.forwarded(answer, request.method)
+            relayed = await _relay.forwarded(answer, request.method, endpoint.format, url)
         except UPSTREAM_ERRORS as exc:
-            return _unreachable(endpoint, exc)
+            return _unreachable(endpoint, exc, url)
         self.metrics.requests.labels(request.url.path, "passthrough").inc()
         return relayed
 
@@ -297,17 +303,27 @@ def _path(endpoint: Endpoint) -> str:
 
 def _error(endpoint: Endpoint, status: int, kind: str, message: str) -> Response:
     """An error in the shape the endpoint's provider uses."""
-    if endpoint.format == "anthropic":
-        return JSONResponse({"type": "error", "error": {"type": kind, "message": message}}, status)
-    error = {"message": message, "type": kind, "param": None, "code": kind}
-    return JSONResponse({"error": error}, status)
+    return JSONResponse(_failures.body(endpoint.format, kind, message), status)
 
 
-def _unreachable(endpoint: Endpoint, exc: Exception) -> Response:
-    """502: the upstream could not be reached or broke off (rule 3 of `_relay`)."""
-    log.warning("upstream failed: %s: %s", type(exc).__name__, exc)
-    message = f"the proxy could not get an answer from the upstream ({type(exc).__name__})"
-    return _error(endpoint, 502, "api_error", message)
+def _unreachable(endpoint: Endpoint, exc: Exception, url: str) -> Response:
+    """Rule 5: 502 or 504 naming the upstream."""
+    log.warning("upstream %s failed: %s: %s", _failures.origin(url), type(exc).__name__, exc)
+    status, content = _failures.upstream_failed(endpoint.format, exc, url)
+    return JSONResponse(content, status)
+
+
+def _countable(body: object) -> None:
+    """Rule 6: ValueError saying what the Messages API would refuse in a count request."""
+    if not isinstance(body, dict):
+        raise ValueError("expected a JSON object with 'model' and 'messages'")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        got = "none" if model is None else repr(model)
+        raise ValueError(f"model: a model name is required (a string), got {got}")
+    problems = cf.validate(body, "anthropic")
+    if problems:
+        raise ValueError(str(problems[0]))
 
 
 def create_app(config: Config) -> Starlette:

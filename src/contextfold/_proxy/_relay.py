@@ -13,11 +13,16 @@ Rules:
    through `_hide`: recall calls after text, or beside other tools, are taken out.
 4. An upstream error status is the client's answer, unchanged. When a later round fails
    after a stream was promised, the stream ends with the provider's own error event.
+5. An event stream the upstream breaks off (the connection drops, a read times out) ends
+   cleanly with the provider's error event (`_failures` rule 3) and one log line, never a
+   traceback. Another body broken off midway still aborts the client's connection: ended
+   cleanly it would read as complete.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -28,9 +33,11 @@ from starlette.responses import Response, StreamingResponse
 
 import contextfold as cf
 
-from . import _hide, _recall, _sse
+from . import _failures, _hide, _recall, _sse
 from ._metrics import Metrics
-from ._upstream import response_headers, send
+from ._upstream import UPSTREAM_ERRORS, response_headers, send
+
+log = logging.getLogger("contextfold.proxy")
 
 
 @dataclass(slots=True)
@@ -66,14 +73,16 @@ class Outgoing:
     rounds: Rounds | None = None
 
 
-async def complete(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
+async def complete(
+    client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics, format: cf.Format
+) -> Response:
     """A non-streaming request and its answer (rules 1, 2, 4)."""
     while True:
         answer = await send(client, "POST", out.url, out.headers, out.content)
         metrics.upstream.labels(str(answer.status)).inc()
         rounds = out.rounds
         if rounds is None:
-            return await forwarded(answer, "POST")
+            return await forwarded(answer, "POST", format, out.url)
         async with answer:
             content = await answer.read()
         data = _json(content) if answer.status == 200 else None
@@ -99,14 +108,16 @@ def _json(content: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-async def forwarded(answer: aiohttp.ClientResponse, method: str) -> Response:
+async def forwarded(
+    answer: aiohttp.ClientResponse, method: str, format: cf.Format, url: str
+) -> Response:
     """An answer as it is (rule 1): read whole when it states its length (or has no
     body), else relayed as it arrives (an event stream, a long JSON Lines download)."""
     sized = answer.content_length is not None or answer.status in (204, 304)
     if sized or method == "HEAD":
         async with answer:
             return relay(answer, await answer.read())
-    return _headed(StreamingResponse(_plain(answer), answer.status), answer)
+    return _headed(StreamingResponse(_plain(answer, format, url), answer.status), answer)
 
 
 def relay(answer: aiohttp.ClientResponse, content: bytes) -> Response:
@@ -120,22 +131,51 @@ def _headed(response: Response, answer: aiohttp.ClientResponse) -> Response:
     return response
 
 
-async def stream(client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics) -> Response:
-    """A streaming request: the answer relayed as it arrives (rules 1, 3, 4)."""
+async def stream(
+    client: aiohttp.ClientSession, out: Outgoing, metrics: Metrics, format: cf.Format
+) -> Response:
+    """A streaming request: the answer relayed as it arrives (rules 1, 3, 4, 5)."""
     first = await send(client, "POST", out.url, out.headers, out.content)
     metrics.upstream.labels(str(first.status)).inc()
     if first.status != 200:
         async with first:
             return relay(first, await first.read())
     if out.rounds is None:
-        return _headed(StreamingResponse(_plain(first), 200), first)
-    return _headed(StreamingResponse(_rounds(client, out, first, metrics), 200), first)
+        return _headed(StreamingResponse(_plain(first, format, out.url), 200), first)
+    rounds = _ending(_rounds(client, out, first, metrics), out.rounds.format, out.url)
+    return _headed(StreamingResponse(rounds, 200), first)
 
 
-async def _plain(answer: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+def _plain(answer: aiohttp.ClientResponse, format: cf.Format, url: str) -> AsyncIterator[bytes]:
+    """The answer's bytes as they arrive; an event stream broken off ends cleanly (rule 5)."""
+    chunks = _chunks(answer)
+    if answer.content_type != "text/event-stream":
+        return chunks
+    return _ending(chunks, format, url)
+
+
+async def _chunks(answer: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
     async with answer:
         async for chunk in answer.content.iter_any():
             yield chunk
+
+
+async def _ending(
+    chunks: AsyncIterator[bytes], format: cf.Format, url: str
+) -> AsyncIterator[bytes]:
+    """`chunks` of an event stream, ended with the provider's error event when the upstream
+    breaks it off (rule 5); counts the events relayed (Responses numbers them)."""
+    events, tail = 0, b""
+    try:
+        async for chunk in chunks:
+            events += (tail + chunk).count(b"\n\n")  # an event ends in a blank line
+            tail = chunk[-1:]
+            yield chunk
+    except UPSTREAM_ERRORS as exc:
+        log.warning(
+            "upstream %s broke off a stream: %s: %s", _failures.origin(url), type(exc).__name__, exc
+        )
+        yield _failures.broken_event(format, exc, url, events)
 
 
 async def _rounds(

@@ -10,7 +10,10 @@ Rules:
    and a client that rewrites its own history starts a new one. Matching digests every
    item once (a body read past a known prefix, rule 5, digests only its new ones). With
    an `x-contextfold-session` header the session is named by the client instead; a named
-   session whose items do not continue starts over under that name.
+   session whose items do not continue starts over under that name. A session holding one
+   item has the root of that item alone: a request of two or more items that finds no
+   session under its own root looks there too, and the session it continues takes the
+   request's root from then on (a one-message first request is not a conversation apart).
 2. A continuing request adds only its new items to the manager (O(new)); anything else
    starts a new session from the whole body.
 3. Live managers stay in memory (least recently used first out, idle ones expire). The
@@ -162,6 +165,8 @@ class Sessions:
         root = root_of(body, endpoint, items)
         chains = _chains(items)
         meta = self._match(root, items, chains, named)
+        if meta is None and named is None and len(items) > 1:  # a one-item session (rule 1)
+            meta = self._match(root_of(body, endpoint, items[:1]), items, chains, None)
         live = self._current(meta) if meta is not None else None
         if live is None or meta is None:
             sid = _named_sid(named) if named else "s" + uuid.uuid4().hex
@@ -170,6 +175,7 @@ class Sessions:
             )
         new = list(items[meta.length :])
         _anchors(live, items)
+        live.meta = replace(live.meta, root=root)  # the one-item root gives way (rule 1)
         return self._add(live, new, budget, len(items), chains[-1])
 
     def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
