@@ -370,6 +370,14 @@ def test_a_hint_shows_current_values_in_order_and_never_a_replaced_one() -> None
     assert card.splitlines()[1] == "(also: Never sudo; Python 3.13)"
 
 
+def test_a_hint_keeps_a_dotfile_whole() -> None:
+    assert hint("Never commit the .env file.") == ".env"
+    assert hint("Always add build artifacts to .gitignore.") == ".gitignore"
+    state, _ = feed("Never use sudo.", "Never commit the .env or .npmrc files.")
+    card = render_card(state, block=ref(1), shown=1, also=1)
+    assert card.splitlines()[-1] == "(also: .env .npmrc)"
+
+
 def test_sources_that_are_not_refs_are_dropped() -> None:
     state, _ = CardState().update(user("Never use sudo."), "message 3")
     assert state.rules[0].source == ""
