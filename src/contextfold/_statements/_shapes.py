@@ -28,7 +28,7 @@ import re
 from typing import Final
 
 DOTFILE: Final = (
-    r"(?<![\w.])\.(?:(?:env|git|github|gitlab|gitattributes|gitmodules|venv|tox|nox|vscode|idea"
+    r"\.(?<![\w.]\.)(?:(?:env|git|github|gitlab|gitattributes|gitmodules|venv|tox|nox|vscode|idea"
     r"|ssh|aws|kube|docker|terraform|circleci|husky|cargo|npm|yarn|pnpm|config|cache|coverage"
     r"|hypothesis|devcontainer|DS_Store|htaccess|editorconfig|flake8|python-version"
     r"|(?:mypy|pytest|ruff|jest|eslint|parcel)_cache)(?:[.-][\w-]+)*"
@@ -180,7 +180,7 @@ of 256 is one lookup a byte, where `str.translate` looks each character up in a 
 _THOUSANDS: Final = re.compile(r",\d{3}")
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SHAPED: Final = re.compile(
-    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|(?<![\w.])\.[A-Za-z_]|\w\("
+    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\.(?<![\w.]\.)[A-Za-z_]|\w\("
     r"|[A-Za-z\d]-[A-Za-z\d]"
     r"|_[A-Za-z]|[A-Za-z\d]_|[a-z\d][A-Z]|[A-Z][A-Z\d]"
 )
