@@ -1,10 +1,11 @@
 """Natural phrasings of standing user statements, and look-alikes that state none.
 
-A held-out style set for the card's cues: each positive is a sentence a user might write
-to set a rule, a preference or the task, with the kinds the card may read it as; each
-negative is a question, a hypothetical, a quote or report of someone else's words,
-narration or chat that must not become a rule or a preference. `python -m
-tests.statements.phrasings` prints recall and precision on the set.
+Each positive is a sentence a user might write to set a rule, a preference or the task,
+with the kinds the card may read it as; each negative is a question, a hypothetical, a
+quote or report of someone else's words, narration or chat that must not become a rule
+or a preference. Three sets: the one the cues were widened against, one written before
+that and not tuned against, and one written after and first run untuned. `python -m
+tests.statements.phrasings` prints recall and precision on each.
 """
 
 from __future__ import annotations
@@ -168,6 +169,51 @@ HELD_OUT_NEGATIVES: Final[tuple[str, ...]] = (
 )
 
 
+FRESH_POSITIVES: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    ("Quick heads-up: never rotate the signing keys yourself.", RULE),
+    ("Per the client — no breaking API changes.", RULE),
+    ("Look, whatever happens, do not drop the users table.", RULE),
+    ("Tabs are not allowed in YAML files here.", RULE),
+    ("If CI is red, hold off on merging.", RULE),
+    ("If you're not sure, ask.", RULE),
+    ("Check with me first if a change touches billing.", RULE),
+    ("Please leave the public API as it is.", RULE),
+    ("I really hate verbose logging.", DISLIKE),
+    ("I love when PR descriptions have a summary at the top.", PREFERENCE),
+    ("Not a fan of ORMs, honestly.", DISLIKE),
+    ("I'd rather keep functions short.", PREFERENCE),
+    ("I tend to prefer composition over inheritance.", PREFERENCE),
+    ("Your job is basically to keep the CI green.", TASK),
+    ("The goal for this session is to add pagination to the API.", TASK),
+    ("Today's task: migrate the settings to pydantic v2.", TASK),
+    ("We don't use global state in this codebase.", RULE),
+    ("Under no circumstances touch the prod database.", RULE),
+    ("Always, always run the linter first.", RULE),
+    ("Oh, and never log user emails.", RULE),
+)
+"""Written after the cues were widened and first run untuned (15 of 20 found, one
+look-alike promoted); the gaps that run showed were then closed, except the one left
+in by design ("Per the client — no ...": five words never lead into a bare "no ...")."""
+
+FRESH_NEGATIVES: Final[tuple[str, ...]] = (
+    "I liked your last answer.",
+    "Did I say never use tabs?",
+    "The style guide says never use tabs.",
+    "You recommended that we never cache tokens.",
+    "If I were you, I'd never use that library.",
+    "We never heard back from the vendor.",
+    "I love this, great work!",
+    "I hate that it took so long.",
+    "Should we leave the old code alone?",
+    "Nobody told me that pushes to main are not allowed.",
+    "When we tried it, we didn't push anything.",
+    "He can't stand meetings.",
+    "Why would you never commit on Fridays?",
+    "The bot said: do not retry.",
+    "In my last job we never wrote docs.",
+)
+
+
 def standing(text: str) -> list[tuple[str, str]]:
     """(statement, kind) for what a user message with `text` states, as the card reads it."""
     return [(s.text, s.kind) for s in extract_statements(Message("user", (Text(text),)))]
@@ -203,6 +249,7 @@ def score(
 def main() -> None:
     score("tuned set", POSITIVES, NEGATIVES)
     score("held-out set", HELD_OUT_POSITIVES, HELD_OUT_NEGATIVES)
+    score("fresh set", FRESH_POSITIVES, FRESH_NEGATIVES)
 
 
 if __name__ == "__main__":

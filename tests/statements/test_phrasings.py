@@ -16,6 +16,8 @@ from contextfold._messages import artifact_kind
 from contextfold._statements._card import CardState
 
 from .phrasings import (
+    FRESH_NEGATIVES,
+    FRESH_POSITIVES,
     HELD_OUT_NEGATIVES,
     HELD_OUT_POSITIVES,
     NEGATIVES,
@@ -24,17 +26,41 @@ from .phrasings import (
     standing,
 )
 
-SAID = [text for text, _ in POSITIVES + HELD_OUT_POSITIVES]
+_BY_DESIGN = "Per the client — no breaking API changes."
+"""Missed on purpose: five words never lead into a bare "no ..." (`_cues._LEAD_IN`)."""
+READ = [(text, kinds) for text, kinds in POSITIVES + HELD_OUT_POSITIVES + FRESH_POSITIVES]
+READ = [(text, kinds) for text, kinds in READ if text != _BY_DESIGN]
+SAID = [text for text, _ in READ]
 
 
-@pytest.mark.parametrize(("text", "kinds"), POSITIVES + HELD_OUT_POSITIVES)
+@pytest.mark.parametrize(("text", "kinds"), READ)
 def test_a_natural_phrasing_reaches_the_card_verbatim(text: str, kinds: frozenset[str]) -> None:
     assert [said for said, kind in standing(text) if kind in kinds] == [text]
 
 
-@pytest.mark.parametrize("text", NEGATIVES + HELD_OUT_NEGATIVES)
+@pytest.mark.parametrize(
+    "text", NEGATIVES + HELD_OUT_NEGATIVES + FRESH_NEGATIVES + ("Good news - no errors!",)
+)
 def test_a_look_alike_is_no_rule_or_preference(text: str) -> None:
     assert not promoted(text)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("I like emojis in commit messages.", "I hate emojis in commit messages."),
+        ("I'm not a fan of ORMs.", "Actually, I love ORMs now."),
+        ("I can't stand long preambles.", "I like long preambles after all."),
+    ],
+)
+def test_a_newer_like_or_dislike_replaces_the_older(older: str, newer: str) -> None:
+    state = CardState()
+    gone = []
+    for i, text in enumerate((older, "Never use sudo.", newer)):
+        state, dropped = state.update(Message("user", (Text(text),)), f"r{i:010x}")
+        gone += dropped
+    assert [s.text for s in state.statements] == [newer, "Never use sudo."]
+    assert [s.text for s in gone] == [older]
 
 
 _AROUND = [

@@ -74,8 +74,9 @@ _WE_STATE: Final = (
     r"usually|always|currently|yet|actually|quite|fully|support|want to know)\b"
 )
 """What "we don't" says of a state, not a practice ("we don't have a staging server")."""
-_CLAUSE: Final = r"^[^,;:]{2,60}[,;]\s+(?:(?:please|and|also|just|then|so|but)[,]?\s+)*"
-"""A leading clause and its comma ("Whatever you do, ", "If a test is flaky, ")."""
+_CLAUSE: Final = r"^(?:[^,;:]{2,60}[,;]\s+){1,2}(?:(?:please|and|also|just|then|so|but)[,]?\s+)*"
+"""One or two leading clauses and their commas ("Whatever you do, ", "Look, whatever
+happens, ", "If a test is flaky, ")."""
 _CONDITIONAL: Final = (
     r"(?:if|when|whenever|once|after|before|since|because|although|though|while|until|unless|"
     r"as soon)\b"
@@ -92,15 +93,16 @@ _LIKES: Final = (
     r"(?:i (?:(?:really|generally|usually|personally|absolutely|just|definitely|truly|strongly|"
     r"honestly|also|do|totally|kind of|kinda|actually) )*(?:like|love|hate|dislike|detest|"
     r"loathe|despise|enjoy|can't stand|cannot stand|can not stand|don't like|do not like|"
-    r"don't love|don't enjoy)|i(?:'m| am) (?:not |really not |not really )?a (?:big |huge |"
-    r"great )?fan of|i(?:'d| would) (?:really )?appreciate it if|i (?:really )?appreciate "
-    r"it when)\b"
-    r"(?!\s+(?:it|that|this|them|you)(?:\s+(?:a lot|so much|very much))?\s*(?:[.!,]|$))"
+    r"don't love|don't enjoy)|(?:i(?:'m| am) (?:not |really not |not really )?|not |really "
+    r"not |not really )a (?:big |huge |great )?fan of|i(?:'d| would) (?:really )?appreciate "
+    r"it if|i (?:really )?appreciate it when)\b"
+    r"(?!\s+(?:it|this|them|you)(?:\s+(?:a lot|so much|very much))?\s*(?:[.!,]|$)|\s+that\b)"
     r"(?!\s+(?:that|this|your|the) (?:idea|plan|approach|suggestion|one|answer|fix|version|"
     r"solution|change)\b)(?!\s+(?:where|how|what)\b)"
     r"(?!\s+to (?:bother|say|admit|ask|interrupt|break|be|tell|see you|hear)\b)"
 )
-"""A like or dislike as a standing preference, not a reaction to what was just said."""
+"""A like or dislike as a standing preference, not a reaction to what was just said or
+done ("I like that idea", "I hate that it took so long")."""
 _NOT_SAID: Final = r"(?! not (?:say|answer|comment|talk|discuss|go into|share)\b)"
 """"I'd rather not say" declines to answer: it states no rule."""
 _WITHOUT: Final = (
@@ -334,7 +336,7 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue(
         "preference",
         "prefer rather preference use",
-        r"(?=[imp])(?:\bi(?: prefer| would prefer|'d prefer)\b|"
+        r"(?=[imp])(?:\bi(?: prefer| would prefer|'d prefer| tend to prefer)\b|"
         rf"\bi(?:'d| would) (?:much |far |really )?rather\b{_NOT_SAID}|"
         r"\bmy preference\b|\bplease use\b)",
     ),

@@ -77,7 +77,7 @@ _GOAL: Final = re.compile(
     r"current|immediate|top|big|actual|first|whole) )?(?:goal|objective|aim|task|plan|priority|"
     r"mission|focus)\b|(?:your|our|my) (?:(?:main|real|actual|only|first) )?(?:job|role|"
     r"assignment)(?: here| today| now| for (?:this|today))?(?: is|:)|the idea (?:here )?is to\b|"
-    r"(?:the )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
+    r"(?:the |today's |this week's )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
     r"i(?:'d| would)? (?:like|want|need|hope)(?: you)? to\b|"
     r"what (?:i|we)(?:'m| am|'re| are)? (?:after|aiming for|going for|want|need)"
     r"(?: from you)?(?: is|:)|you(?:'ll| will) be (?:helping|working on|assisting)\b|"
