@@ -217,6 +217,46 @@ def test_rules_on_different_subjects_are_both_kept(first: str, second: str) -> N
     assert gone == []
 
 
+SAME_KIND = [
+    ("The staging host is stage-01.internal.", "The staging host is stage-02.internal."),
+    (
+        "Please migrate the billing service to Postgres 16.",
+        "Next, migrate the billing service to Postgres 17.",
+    ),
+]
+ACROSS_KINDS = [
+    ("I want to change my flight from ATL to LAS.", "My flight from ATL to LAS is HAT102."),
+    (
+        "Please migrate the billing service to Postgres 16.",
+        "The billing service database runs Postgres 14 on db-billing-02.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), SAME_KIND)
+def test_a_newer_goal_or_fact_replaces_the_older_of_its_kind(older: str, newer: str) -> None:
+    state, gone = feed(older, newer)
+    assert state.statements[0].kind == Statement(older).kind
+    assert [s.text for s in state.statements] == [newer]
+    assert [s.text for s in gone] == [older]
+
+
+@pytest.mark.parametrize(("goal", "fact"), ACROSS_KINDS)
+def test_a_fact_about_what_a_goal_works_on_leaves_the_goal(goal: str, fact: str) -> None:
+    """`_card` rule 2: one says what is, the other what to do; both hold."""
+    state, gone = feed(goal, fact)
+    assert [(s.kind, s.text) for s in state.statements] == [("goal", goal), ("fact", fact)]
+    assert gone == []
+
+
+def test_an_update_replaces_a_goal_whatever_its_kind() -> None:
+    goal = "Please migrate the billing service to Postgres 16."
+    update = "Actually, the billing service migration target is now Postgres 17."
+    state, gone = feed(goal, update)
+    assert [s.text for s in state.statements] == [update]
+    assert [s.text for s in gone] == [goal]
+
+
 def test_a_permission_without_a_rule_to_relax_adds_nothing() -> None:
     state, gone = feed("You may modify the tests.")
     assert state.statements == ()
@@ -368,6 +408,14 @@ def test_a_hint_shows_current_values_in_order_and_never_a_replaced_one() -> None
     state, _ = feed("Never use sudo.", "Actually, use Python 3.13 for new scripts, not 3.12.")
     card = render_card(state, block=ref(1), shown=0, also=2)
     assert card.splitlines()[1] == "(also: Never sudo; Python 3.13)"
+
+
+def test_a_hint_keeps_a_dotfile_whole() -> None:
+    assert hint("Never commit the .env file.") == ".env"
+    assert hint("Always add build artifacts to .gitignore.") == ".gitignore"
+    state, _ = feed("Never use sudo.", "Never commit the .env or .npmrc files.")
+    card = render_card(state, block=ref(1), shown=1, also=1)
+    assert card.splitlines()[-1] == "(also: .env .npmrc)"
 
 
 def test_sources_that_are_not_refs_are_dropped() -> None:

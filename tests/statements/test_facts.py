@@ -94,6 +94,40 @@ def test_a_time_with_its_zone_is_not_repeated_without_it() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("never commit the .env file", ".env"),
+        ("keep secrets in .env.local, not in code", ".env.local"),
+        ("add it to .gitignore.", ".gitignore"),
+        ("the `.npmrc` stays", ".npmrc"),
+        ("edit .pre-commit-config.yaml first", ".pre-commit-config.yaml"),
+        ("clear the .mypy_cache folder", ".mypy_cache"),
+        ("(.dockerignore) too", ".dockerignore"),
+        ("do not touch .github/workflows", ".github/workflows"),
+    ],
+)
+def test_a_dotfile_keeps_its_leading_dot(text: str, value: str) -> None:
+    values = [f.value for f in text_facts(text)]
+    assert value in values
+    assert value[1:] not in values
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ('sep = "".join(parts)', []),
+        ("obj.__name__ and x.error_messages", ["obj.__name__", "x.error_messages"]),
+        (".__name__ is read", ["__name__"]),
+        ("call .copy() on it", ["copy()"]),
+        ("...and then", []),
+        ("the .environment attribute", []),
+    ],
+)
+def test_attribute_references_are_no_dotfiles(text: str, values: list[str]) -> None:
+    assert [f.value for f in text_facts(text)] == values
+
+
+@pytest.mark.parametrize(
     "text",
     ["and/or", "e.g. this", "it is 12 now", "THE AND NOT", "plain words only", "1/2 cup"],
 )

@@ -33,6 +33,7 @@ _SHAPES = re.compile(
   | (?P<time>\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.? | \d{1,2}:\d{2}(?::\d{2})?)
   | (?P<money>[$€£]\d[\d,]*(?:\.\d+)?)
   | (?P<path>(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/? | [\w.-]+(?:/[\w.-]+)+)
+  | (?P<dotfile>{dotfile})
   | (?P<error>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning))
   | (?P<file>[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|json|md|rst|txt|ya?ml|toml|cfg|ini|rs|go
         |java|c|h|cc|cpp|hpp|sh|html|css|sql|rb|php|ipynb|csv|xml|lock|log))
@@ -47,7 +48,7 @@ _SHAPES = re.compile(
   | (?P<code>[A-Z][A-Z0-9]{2,11} | \d+[A-Z][A-Z0-9]+)
   | (?P<alnum>[A-Za-z]+\d+[A-Za-z0-9]*)
   | (?P<number>\d[\d,]{2,}(?:\.\d+)?)
-    """,
+    """.replace("{dotfile}", _shapes.DOTFILE),
     re.VERBOSE,
 )
 _NAMED_HINT = re.compile(r"\b(?:id|ids|numbers?|codes?|email|ending|port)\b")
@@ -109,6 +110,7 @@ _PIECES = (
     "Smith",
     "NASA",
     "SFO-LAX",
+    ".env",
     "x",
     "the",
     "and",
@@ -329,6 +331,7 @@ _WORD_PIECES = (
     "py",
     ".py",
     ".json",
+    ".env",
     "Error",
     "Warning",
     "Exception",

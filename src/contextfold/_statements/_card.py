@@ -12,9 +12,12 @@ Rules:
    noun "budget" or "deadline" counting as one when no other words differ), or, when it
    has no subject words, the newest statement with a date, amount or version as it
    states ("Actually, make it 3.12"), joined after what that one said, so the card
-   still says what the value is for; a fact replaces an older fact or goal about the
-   same subject (two or more shared subject words, most of the smaller set; or the very
-   same subject words with a new value).
+   still says what the value is for; a goal, fact or decision replaces an older one of
+   its own kind about the same subject (two or more shared subject words, most of the
+   smaller set; or the very same subject words with a new value). Across kinds only an
+   update replaces: a fact about what a goal works on ("My flight from ATL to LAS is
+   HAT102") leaves the goal ("I want to change my flight from ATL to LAS") standing, as
+   one says what is and the other what to do.
    A statement that says again what a retraction on the card lifted replaces the
    retraction. A permission relaxes the prohibition with its subject key, else the
    newest whose key holds all of its two or more key words; one that relaxes nothing

@@ -92,7 +92,7 @@ def _read_hint(text: str) -> str:
     found = [v for v in found if not any(v != w and v in w for w in found)]
     if any(map(_telling, found)):
         return " ".join(sorted(filter(_telling, found), key=core.find))
-    words = [w.strip(".,;:!?()\"'") for w in core.split()]
+    words = [w.lstrip("(\"'").rstrip(".,;:!?()\"'") for w in core.split()]  # `.env` keeps its dot
     kept = [w for w in words if w and (w.lower() in _DENIALS or w.lower() not in FILLER)]
     return " ".join(kept[:_HINT_WORDS])
 

@@ -10,6 +10,12 @@ Rules:
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
+   A prohibition may follow a clause ("Whatever you do, don't ...", "If a test is flaky,
+   don't ...") and a conditional may end in a stop ("If the tests fail, stop and ask me"):
+   both are rules; "never" before a past tense ("never worked", "we never got") is
+   narration, not a rule. Likes and dislikes ("I like ...", "I can't stand ...", "I'm not
+   a fan of ...") are preferences, unless they only react to what was just said ("I like
+   that idea", "I love it", "I hate to bother you").
 3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
    every match contains one (`_cues` rule 3).
 """
@@ -50,6 +56,55 @@ _WHEN: Final = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|"
     r"\d{1,2}(?::\d{2})?\s?[ap]\.?m\b|\d{4}-\d{2}-\d{2})"
 )
+PAST: Final = (
+    r"(?:(?!embed\b|shed\b|shred\b)[a-z]+(?<!e)ed|was|were|had|did|got|saw|heard|went|came|ran|"
+    r"wrote|made|found|knew|thought|said|told|left|felt|took|gave|sent|spent|built|broke|"
+    r"became|began|chose|forgot|held|kept|lost|meant|met|paid|sat|spoke|stood|understood|"
+    r"won|seemed)\b"
+)
+"""A past tense: "never" before one narrates ("never worked", "we never got it")."""
+_NOT_DUTY: Final = (
+    rf"(?:worry|hesitate|mind\b|forget|{PAST}|(?:bother|stress|panic|apologi[sz]e|sweat it)"
+    r"\b[.!]*$)"
+)
+"""What may follow "don't" or "never" in a rule: not reassurance ("don't worry") or
+narration ("never worked")."""
+_WE_STATE: Final = (
+    r"(?:know|have|need|think|see|get|understand|care|like|mind|remember|really|even|"
+    r"usually|always|currently|yet|actually|quite|fully|support|want to know)\b"
+)
+"""What "we don't" says of a state, not a practice ("we don't have a staging server")."""
+_CLAUSE: Final = r"^(?:[^,;:]{2,60}[,;]\s+){1,2}(?:(?:please|and|also|just|then|so|but)[,]?\s+)*"
+"""One or two leading clauses and their commas ("Whatever you do, ", "Look, whatever
+happens, ", "If a test is flaky, ")."""
+_CONDITIONAL: Final = (
+    r"(?:if|when|whenever|once|after|before|since|because|although|though|while|until|unless|"
+    r"as soon)\b"
+)
+"""How a clause that sets a condition starts: "If the tables differ, we don't compare them"
+says how something behaves, not what the user wants."""
+_CONDITION: Final = (
+    r"^(?:when|whenever|each time|every time|after|before|once|if|unless|in case(?: of)?|"
+    r"should (?:the|a|an|any|anything|something|it|this|that|we|you)\b)\b[^,]{3,60},\s*"
+    r"(?:please\s+)?(?:always\s+)?(?:just\s+)?"
+)
+"""A conditional's condition and its comma ("If the tests fail, ")."""
+_LIKES: Final = (
+    r"(?:i (?:(?:really|generally|usually|personally|absolutely|just|definitely|truly|strongly|"
+    r"honestly|also|do|totally|kind of|kinda|actually) )*(?:like|love|hate|dislike|detest|"
+    r"loathe|despise|enjoy|can't stand|cannot stand|can not stand|don't like|do not like|"
+    r"don't love|don't enjoy)|(?:i(?:'m| am) (?:not |really not |not really )?|not |really "
+    r"not |not really )a (?:big |huge |great )?fan of|i(?:'d| would) (?:really )?appreciate "
+    r"it if|i (?:really )?appreciate it when)\b"
+    r"(?!\s+(?:it|this|them|you)(?:\s+(?:a lot|so much|very much))?\s*(?:[.!,]|$)|\s+that\b)"
+    r"(?!\s+(?:that|this|your|the) (?:idea|plan|approach|suggestion|one|answer|fix|version|"
+    r"solution|change)\b)(?!\s+(?:where|how|what)\b)"
+    r"(?!\s+to (?:bother|say|admit|ask|interrupt|break|be|tell|see you|hear)\b)"
+)
+"""A like or dislike as a standing preference, not a reaction to what was just said or
+done ("I like that idea", "I hate that it took so long")."""
+_NOT_SAID: Final = r"(?! not (?:say|answer|comment|talk|discuss|go into|share)\b)"
+""""I'd rather not say" declines to answer: it states no rule."""
 _WITHOUT: Final = (
     r"^(?=.*\bwithout (?:breaking|changing|touching|modifying|altering|affecting|removing|"
     r"deleting|dropping|losing)\b)"
@@ -147,13 +202,43 @@ CUES: Final[tuple[Cue, ...]] = (
         "prohibition",
         "do don dont never avoid stop refrain",
         OPENER + r"(?:do not|don'?t|never|avoid|stop|refrain from)\s+"
-        r"(?!worry|hesitate|mind\b|forget)\w",
+        rf"(?!{_NOT_DUTY})\w",
+    ),
+    _cue(
+        "prohibition",
+        "do don dont never",
+        _CLAUSE + rf"(?:do not|don'?t|never)\s+(?:ever\s+|just\s+)?(?!{_NOT_DUTY})\w",
+    ),
+    _cue(
+        "prohibition",
+        "do don dont never",
+        rf"^(?:{OPENER[1:]}|(?![^,;:]*\b{_CONDITIONAL}){_CLAUSE[1:]})we (?:never|don'?t|do not) "
+        rf"(?!{_NOT_DUTY}|{_WE_STATE})\w",
+    ),
+    _cue(
+        "prohibition",
+        "stop pause halt hold abort",
+        _CONDITION + r"(?:stop|pause|halt|hold off|abort)\b",
+    ),
+    _cue(
+        "prohibition",
+        "leave hands",
+        OPENER + r"(?:please\s+)?(?:leave\b[^,.;]{1,60}?\b(?:alone|untouched|as it is|as is|"
+        r"as-is|unchanged|intact)\b|hands off\b)",
     ),
     _cue(
         "prohibition",
         "forbidden prohibited allowed permitted limits",
         OPENER + r"[a-z][\w-]*ing\b[^,;]{0,60} (?:is|are) (?:strictly |absolutely |completely )?"
         r"(?:forbidden|prohibited|not allowed|not permitted|off[- ]limits)[.!]*$",
+    ),
+    _cue(
+        "prohibition",
+        "forbidden prohibited allowed permitted limits bounds",
+        OPENER + r"(?!.*\b(?:i|was|were|told|said|says|that|it|if|when|whether|why|because|who|"
+        r"which)\b)(?:[\w./-]+ ){1,6}(?:is|are) (?:strictly |absolutely |completely |totally )?"
+        r"(?:forbidden|prohibited|not allowed|not permitted|off[- ]limits|out of bounds)"
+        r"(?: (?:for|during|in|on|from now on|here)\b[^.;]{0,40})?[.!]*$",
     ),
     _cue(
         "prohibition",
@@ -169,7 +254,7 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue(
         "prohibition",
         "rather circumstances circumstance",
-        r"(?=[iu])(?:\bi(?:'d| would) rather not\b|\bunder no circumstances?\b)",
+        rf"(?=[iu])(?:\bi(?:'d| would) rather{_NOT_SAID} not\b|\bunder no circumstances?\b)",
     ),
     _cue(
         "prohibition",
@@ -198,7 +283,7 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue(
         "obligation",
         "you always",
-        r"(?=[im])(?:\bi (?:need|want|would like|'d like) you to\b|\bmust always\b)",
+        r"(?=[im])(?:\bi(?: need| want| would like|'d like) you to\b|\bmust always\b)",
     ),
     _cue(
         "obligation",
@@ -209,11 +294,18 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue("obligation", "exceptions", r"(?=n), no exceptions\b"),
     _cue(
         "obligation",
-        "when whenever each every after before once if",
-        r"^(?:when|whenever|each time|every time|after|before|once|if)\b[^,]{3,60},\s*"
-        r"(?:please\s+)?(?:always\s+)?(?:sign|tag|mention|include|add|use|write|ping|notify|"
+        "when whenever each every after before once if unless case should",
+        _CONDITION + r"(?:sign|tag|mention|include|add|use|write|ping|notify|"
         r"tell|ask|run|check|email|send|label|prefix|end|start|put|keep|update|commit|open|"
-        r"close|attach|cc|post|report|log|note)\b",
+        r"close|attach|cc|post|report|log|note|wait|leave|roll back|revert|skip|escalate|flag|"
+        r"double-check|reach out|consult|remember to|don't forget to|do not forget to)\b",
+    ),
+    _cue(
+        "obligation",
+        "ask ping warn notify tell check consult confirm clear",
+        OPENER + r"(?:please\s+)?(?:always\s+)?(?:(?:ask|ping|warn|notify|tell)(?: me| us)?"
+        r"(?: first)?,? (?:before|whenever)\b|(?:ask|(?:check|consult|confirm|clear it) with "
+        r"(?:me|us))(?: first)?,? (?:before|whenever|if|when|in case)\b)",
     ),
     _cue(
         "prohibition",
@@ -221,7 +313,7 @@ CUES: Final[tuple[Cue, ...]] = (
         OPENER + r"no (?:new |more |extra |additional |external |third-party )?"
         r"(?!problem|worries|worry|thanks|thank|luck|idea|way|clue|doubt|rush|pressure|"
         r"one|longer|matter|need|change|changes|further|other|reservation|i\b|it\b)"
-        r"[a-z][a-z-]*s?(?: [a-z][a-z-]*)?(?: (?:please|allowed|permitted))?[.!]?$",
+        rf"[a-z][a-z-]*s?(?: (?!{PAST})[a-z][a-z-]*)?(?: (?:please|allowed|permitted))?[.!]?$",
     ),
     _cue(
         "obligation",
@@ -238,8 +330,14 @@ CUES: Final[tuple[Cue, ...]] = (
     _cue("preference", "use", OPENER + r"use\b[^,.;]{1,60}, not\b"),
     _cue(
         "preference",
+        "like love hate dislike detest loathe despise enjoy stand fan appreciate",
+        OPENER + r"(?:(?:honestly|personally|generally|frankly|in general|fwiw)[,]?\s+)?" + _LIKES,
+    ),
+    _cue(
+        "preference",
         "prefer rather preference use",
-        r"(?=[imp])(?:\bi (?:prefer|would prefer|'d prefer)\b|\bi(?:'d| would) rather\b|"
+        r"(?=[imp])(?:\bi(?: prefer| would prefer|'d prefer| tend to prefer)\b|"
+        rf"\bi(?:'d| would) (?:much |far |really )?rather\b{_NOT_SAID}|"
         r"\bmy preference\b|\bplease use\b)",
     ),
     _cue(

@@ -6,10 +6,11 @@ Rules:
    (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`;
    a cue inside quotes in the sentence does not count, nor does a sentence that relays
    what a document or a tool says: "The README says: ...").
-   A short lead-in that ends with a colon ("Important:", "Rule:", "One more thing:",
-   "Important rule for the rest of this session:", numbered: "Rule 2:", "Rule 2 -") is
-   read past: what follows it must be a rule on its own, and the rule is still the whole
-   sentence.
+   A short lead-in that ends with a colon or a spaced dash ("Important:", "Rule:", "One
+   more thing:", "My boss says:", "Rule from legal -", "Important rule for the rest of
+   this session:", numbered: "Rule 2:", "Rule 2 -") is read past: what follows it must be
+   a rule on its own, and the rule is still the whole sentence. What the user says the
+   assistant said ("You told me to ...", "Earlier you wrote: ...") is not their rule.
 2. The cues, their kinds and which of them only replace a rule (OVERRIDE_ONLY) are the
    table in `_cue_table`.
 3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
@@ -33,8 +34,9 @@ _MAX_CHARS: Final = 300
 
 
 _LEAD_IN: Final = re.compile(
-    r"^(?:(?:one|another|a|an|the|my|our|just a|quick)\s+)?"
+    r"^(?:(?:(?:one|another|a|an|the|my|our|just a|quick)\s+)?"
     r"(?:(?:more|last|final|other|quick|very|really|super|general|ground|house|golden|hard|"
+    r"company|team|project|repo|security|legal|client|"
     r"strict|key|big|main|critical|crucial|absolute|important|standing)\s+){0,3}"
     r"(?:important|rule|rules|note|nb|reminder|thing|warning|caution|constraint|"
     r"constraints|requirement|requirements|policy|instruction|instructions|ps|p\.s\.|fyi|"
@@ -42,9 +44,20 @@ _LEAD_IN: Final = re.compile(
     r"(?:\s*#?\d{1,3}[a-z]?\b)?"
     r"(?:(?:\s+(?:for|from|during|throughout|going|in|on)\b[^:]{0,40})?\s*:|\s+[-\u2013\u2014])"
     r"\s+(?=\S)"
+    r"|(?=[^:\u2013\u2014-]{0,60}+[:\u2013\u2014-])"  # a colon or dash soon: read no further
+    r"(?!(?:[\w'-]+\s+){0,4}?(?:you|assistant|agent|model|bot|ai|error|warning|exception|"
+    r"traceback|output|stdout|stderr|log|result|response|question|q)\b)"
+    r"(?!change of plans?|correction|update|actually|scratch that|sorry|wait|on second thought|"
+    r"small change|quick change|new info)"
+    r"(?:(?>[a-z'-]+)\s+){0,4}(?>[a-z'-]+)(?:\s*:|\s+[-\u2013\u2014])\s+(?=\S)"
+    r"(?!no\b|actually|instead|on second thought|change of plans?|correction|scratch that|wait))"
 )
-"""A lead-in before the rule itself (rule 1): at most a few words and a number ("Rule 2"),
-then a colon (or a spaced dash after the head word: "Rule 2 - ...")."""
+"""A lead-in before the rule itself (rule 1): a few words and a number ("Rule 2", "Company
+policy"), or at most five words ("My boss says:", "Rule from legal -"), then a colon or a
+spaced dash. Five words are never the assistant's or a tool's ("You wrote:", "Error:") nor
+an update's own lead-in ("Change of plan:", `_kinds.UPDATE_LEAD`), hold no digit ("Test
+4:") and never lead into a correction ("Let's go with option 1:
+Change of plan.") or a bare "no ..." ("Good news - no errors!")."""
 
 
 fold: Final = normalize
@@ -78,11 +91,16 @@ words or a literal, never the cue of the user's rule (rule 1)."""
 _REPORTED: Final = re.compile(
     r"^(?:the|this|that|my|our|their|his|her|a|an)\s+(?:[\w-]+\s+){0,2}?(?:readme|docs?|"
     r"documentation|wiki|tool|output|log|logs|error|linter|page|file|email|e-mail|ticket|"
-    r"spec|website|site|vendor|manual|comment|message|article|post|guide|faq|changelog)\s+"
+    r"spec|website|site|vendor|manual|comment|message|article|post|guide|faq|changelog|"
+    r"result|results|response|reply)\s+"
     r"(?:says?|said|states?|stated|reads?|claims?|claimed|mentions?|mentioned|suggests?|"
     r"suggested|recommends?|recommended)\b"
+    r"|^(?:(?:earlier|before|previously|yesterday|last time|but|and|so|also)[,]?\s+)*"
+    r"(?:you|the (?:assistant|agent|model|bot|ai))\s+(?:\w+\s+)?(?:said|wrote|told|"
+    r"mentioned|suggested|claimed|stated|proposed|recommended|promised)\b"
 )
-"""A sentence that relays what a document or a tool says ("The README says: ...")."""
+"""A sentence that relays what a document, a tool or the assistant said ("The README
+says: ...", "You told me to ...")."""
 
 
 def unquoted(folded: str) -> str:

@@ -73,10 +73,15 @@ _LEAD: Final = r"^(?:(?:ok|okay|so|and|also|then|now|alright|right|great|good|th
 _GOAL: Final = re.compile(
     _LEAD
     + r"(?:(?:the |our |my |your )?next(?: step| steps| task| thing)?\b|then\b|after (?:that|this|"
-    r"the\b)|once\b|(?:the|our|my|your) (?:goal|objective|aim|task|plan|priority|mission|focus)\b|"
-    r"(?:the )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
+    r"the\b)|once\b|(?:the|our|my|your) (?:(?:main|overall|end|ultimate|real|primary|only|"
+    r"current|immediate|top|big|actual|first|whole) )?(?:goal|objective|aim|task|plan|priority|"
+    r"mission|focus)\b|(?:your|our|my) (?:(?:main|real|actual|only|first) )?(?:job|role|"
+    r"assignment)(?: here| today| now| for (?:this|today))?(?: is|:)|the idea (?:here )?is to\b|"
+    r"(?:the |today's |this week's )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
     r"i(?:'d| would)? (?:like|want|need|hope)(?: you)? to\b|"
-    r"what (?:i|we)(?:'m| am|'re| are)? (?:after|aiming for|going for|want|need)(?: is|:)|"
+    r"what (?:i|we)(?:'m| am|'re| are)? (?:after|aiming for|going for|want|need)"
+    r"(?: from you)?(?: is|:)|you(?:'ll| will) be (?:helping|working on|assisting)\b|"
+    r"you(?:'re| are) here to\b|"
     r"we(?:'d| would)? (?:like|want|need) to\b|"
     r"we(?:'re| are) (?:going|trying) to\b|i(?:'m| am) (?:trying|looking|hoping) to\b|"
     r"let'?s\b|please (?!note|remember|keep|don't|do not|never|always|use)\w+|"

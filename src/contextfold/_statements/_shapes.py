@@ -7,7 +7,8 @@ Rules:
    trailing punctuation) wins, so a URL is not also read as a path and a date is not a
    number; a word no shape matches whole is searched for shapes inside it. Hyphenated or
    dotted names with a digit or a capital (`build-F1-3F9A.internal`, `archive-R1-3F9A`, a
-   UUID) are one value (`slug`), never their pieces. Values are quoted verbatim.
+   UUID) are one value (`slug`), never their pieces; a dotfile (`.env`, `.env.local`) keeps
+   its leading dot. Values are quoted verbatim.
 3. Speed never changes what is found (as `_facts` rule 5 says): a word too short for a
    value is not read, one with no mark of any shape (_SHAPED) is not searched inside (a
    word matched whole has one, so the mark is looked for only before the search), bare
@@ -26,6 +27,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
+DOTFILE: Final = (
+    r"\.(?<![\w.]\.)(?:(?:env|git|github|gitlab|gitattributes|gitmodules|venv|tox|nox|vscode|idea"
+    r"|ssh|aws|kube|docker|terraform|circleci|husky|cargo|npm|yarn|pnpm|config|cache|coverage"
+    r"|hypothesis|devcontainer|DS_Store|htaccess|editorconfig|flake8|python-version"
+    r"|(?:mypy|pytest|ruff|jest|eslint|parcel)_cache)(?:[.-][\w-]+)*"
+    r"|[a-z][\w-]+rc(?:\.[\w-]+)*|[a-z][\w-]*ignore"
+    r"|[a-z][\w-]*\.(?:ya?ml|json|toml|cfg|ini|conf|lock))(?![\w(-]|\.[\w-])"
+)
+"""A dotfile or dot-folder by its name (`.env`, `.env.local`, `.gitignore`, `.npmrc`,
+`.pre-commit-config.yaml`, `.mypy_cache`): known names and the `rc`, `ignore` and
+config-file forms. Other words that start with a dot (`.join`, `.__name__`) are attribute
+references in code, read as before."""
+
+
 SHAPES: Final = (
     ("url", "h", r"https?://[^\s<>\"'`)\]]+"),
     ("email", r"[\w.+-]", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
@@ -34,6 +49,7 @@ SHAPES: Final = (
     ("time", r"\d", r"\d{1,2}(?::\d{2})?[AaPp]\.?[Mm]\.?|\d{1,2}:\d{2}(?::\d{2})?"),
     ("money", r"[$€£]", r"[$€£]\d[\d,]*(?:\.\d+)?"),
     ("path", r"[~./\w-]", r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?|[\w.-]+(?:/[\w.-]+)+"),
+    ("dotfile", r"\.", DOTFILE),
     ("error", r"[A-Za-z_]", r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)"),
     (
         "file",
@@ -88,6 +104,7 @@ _NEEDS: Final = {
     "date": "-",
     "time": ":Mm",
     "path": "/",
+    "dotfile": ".",
     "error": "EW",
     "file": ".",
     "slug": "-",
@@ -163,13 +180,15 @@ of 256 is one lookup a byte, where `str.translate` looks each character up in a 
 _THOUSANDS: Final = re.compile(r",\d{3}")
 _INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
 _SHAPED: Final = re.compile(
-    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\w\(|[A-Za-z\d]-[A-Za-z\d]"
+    r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\.(?<![\w.]\.)[A-Za-z_]|\w\("
+    r"|[A-Za-z\d]-[A-Za-z\d]"
     r"|_[A-Za-z]|[A-Za-z\d]_|[a-z\d][A-Z]|[A-Z][A-Z\d]"
 )
 """What a word with any _SHAPES match has (rule 3): a digit, a currency sign, `@`, `/`,
-`::`, an error name, a dotted name, a call, a hyphen between letters or digits, an
-underscore next to a letter, or a capital after a letter, digit or capital. A word with
-none is not searched (long runs of dots cost the full search time squared)."""
+`::`, an error name, a dotted name or a dotfile's leading dot (`.env`), a call, a hyphen
+between letters or digits, an underscore next to a letter, or a capital after a letter,
+digit or capital. A word with none is not searched (long runs of dots cost the full
+search time squared)."""
 _CAPS_WORDS: Final = frozenset(
     """
     AND THE NOT YES FOR BUT ALL ANY ARE CAN DON HAS HAVE THIS THAT WITH YOU YOUR NOTE
@@ -270,9 +289,14 @@ _COMPOUND: Final = re.compile(r"\d+(?:-[a-z]+)+|\d+-\d+")
 """A number-word compound (`24-hour`, `64-bit`) or a range (`3-4`): not a name."""
 
 
+_DOTTED_HEAD: Final = re.compile(r"\.[A-Za-z_][\w-]*/")
+
+
 def _path_like(value: str) -> bool:
     if value.startswith(("/", "~/", "./", "../")):
         return any(map(str.isalpha, value)) and "//" not in value
+    if _DOTTED_HEAD.match(value) is not None:
+        return True  # under a dotfile or dot-folder: `.github/workflows`
     last = value.rsplit("/", 1)[-1]
     return value.count("/") >= 2 or ("." in last and not last.endswith("."))
 

@@ -35,7 +35,8 @@ FILLER: Final = word_set(
     deadline before after until due later total exceed higher cheaper over at most spend
     spending cost costs price pay paying afford willing go can't cannot mustn't
     shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
-    thought change plan plans thank thanks hi hello yes yeah sorry note without
+    thought change plan plans thank thanks hi hello yes yeah sorry note without love
+    hate dislike detest loathe despise enjoy appreciate fan stand
     """
 )
 VALUE_WORDS: Final = word_set(

@@ -43,12 +43,14 @@ _NAME: Final = re.compile(
 first letter)."""
 _VALUE_MARK: Final = re.compile(
     r"[\d$€£@/_(:.A-Z-](?:(?<=[\d$€£@/_(])|(?<=:):|(?<=[\w-]\.)[A-Za-z_]|(?<=[A-Za-z\d]-)[A-Za-z\d]"
-    r"|(?<=[a-z\d][A-Z])|(?<=[A-Z])(?:[A-Z\d]|(?<=[a-z,;:] [A-Z])[A-Za-z]|rror|xception|arning))"
+    r"|(?<=\.)(?<![\w.]\.)[A-Za-z_]|(?<=[a-z\d][A-Z])"
+    r"|(?<=[A-Z])(?:[A-Z\d]|(?<=[a-z,;:] [A-Z])[A-Za-z]|rror|xception|arning))"
 )
 """What a text with any value has (rule 2): a digit, a currency sign, `@`, `/`, `_`, `(`,
-`::`, a dotted or hyphenated name, a capital after a letter or digit, two capitals, a
-name after a lowercase word (`_NAME`), or an error name: every `_NUMBER`, `_NAME` and
-`prose_facts` value needs one (`_shapes._SHAPED`, `_facts._SPACED`, `_facts._NAMED_IN_TEXT`)."""
+`::`, a dotted or hyphenated name, a dotfile's leading dot (`.env`), a capital after a
+letter or digit, two capitals, a name after a lowercase word (`_NAME`), or an error name:
+every `_NUMBER`, `_NAME` and `prose_facts` value needs one (`_shapes._SHAPED`,
+`_facts._SPACED`, `_facts._NAMED_IN_TEXT`)."""
 NO_VALUES: Final[frozenset[str]] = frozenset()
 _UPDATE_WORDS: Final = word_set(
     """
