@@ -104,16 +104,21 @@ def test_a_bare_message_list_is_compacted_the_same_way() -> None:
     assert cf.validate({**_body(), "messages": result.payload}, format="anthropic") == []
 
 
-@pytest.mark.parametrize("budget", [3_000, 2_000])
-def test_an_agent_loop_view_keeps_the_opening_thinking(budget: int) -> None:
-    # The proxy's path: a ContextManager fed step by step; each view goes to the API.
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("budget", [3_000, 2_000, 1_500])
+def test_an_agent_loop_view_keeps_the_opening_thinking(budget: int, big: bool) -> None:
+    # The proxy's path: a ContextManager fed step by step; each view goes to the API and
+    # fits once the turn has begun, also when the opening step read a 50,000-token file.
     body = _body()
     messages = body["messages"]
     assert isinstance(messages, list)
+    if big:
+        messages[2]["content"][0]["content"] = BIG
     manager = cf.ContextManager(budget, "claude-sonnet-4-5", format="anthropic")
     for message in messages:
         manager.extend([message])
         if message["role"] == "user":
             view = manager.view()
             assert cf.validate({**body, "messages": view}, format="anthropic") == []
+            assert manager.tokens() <= budget
     assert messages[1] in view
