@@ -173,7 +173,8 @@ def opening_unit(prep: Prepared, settings: Settings) -> int | None:
     opening = opening_of(prep, settings)
     if opening is None:
         return None
-    return next(k for k, unit in enumerate(prep.units) if unit.start <= opening < unit.stop)
+    units = prep.units  # the turn in progress is at the end: look from there
+    return next(k for k in range(len(units) - 1, -1, -1) if units[k].start <= opening)
 
 
 def opening_of(prep: Prepared, settings: Settings) -> int | None:
