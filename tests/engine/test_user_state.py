@@ -130,6 +130,8 @@ def test_an_update_in_view_retires_the_card_statement_even_without_a_compaction(
         ("Never push to main.", "You can push to main now."),
         ("Please never push to main; open a PR.", "You can push to main from now on."),
         ("Don't touch the legacy/ folder.", "Forget what I said about the legacy folder."),
+        ("Never deploy on Fridays.", "Ignore my earlier rule about Fridays."),
+        ("Never deploy on Fridays.", "Never mind the Friday rule."),
     ],
 )
 def test_a_permission_or_retraction_in_view_retires_the_card_rule(rule: str, lifted: str) -> None:

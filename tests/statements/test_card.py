@@ -543,6 +543,12 @@ RETRACTED = [
         "Always cc the QA lead on release emails.",
         "The rule about release emails no longer applies.",
     ),
+    # named by a value (a name, here in its singular), not by subject words
+    ("Never deploy on Fridays.", "Forget what I said about Fridays."),
+    ("Never deploy on Fridays.", "Ignore my earlier rule about Fridays."),
+    ("Never deploy on Fridays.", "Never mind the Friday rule."),
+    ("Never deploy on Fridays.", "The Friday rule no longer applies."),
+    ("Never deploy on Fridays.", "Forget what I said about deploying on Fridays."),
 ]
 
 

@@ -8,7 +8,8 @@ Rules:
    subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
-   names by an old value ("not 3.12") or shares the most subject words with (the family
+   names by an old value ("not 3.12"; a retraction names by any value it holds, "forget
+   what I said about Fridays", without case or plural) or shares the most subject words with (the family
    noun "budget" or "deadline" counting as one when no other words differ), or, when it
    has no subject words, the newest statement with a date, amount or version as it
    states ("Actually, make it 3.12"), joined after what that one said, so the card
@@ -239,12 +240,12 @@ def _other_things(old: Statement, new: Statement) -> bool:
 
 
 def _best_match(current: list[Statement], new: Statement) -> int | None:
-    gone = replaced_values(new.text)
+    gone = _named_as_gone(new.text)
     words = frozenset(core_words(new.text))
     family = _families(new.text)
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
-        named = len(gone & values(old.text)) if gone else 0
+        named = len(gone & _value_keys(values(old.text))) if gone else 0
         theirs = core_words(old.text)
         shared = len(words.intersection(theirs))
         if family and (words.issubset(theirs) or words.issuperset(theirs)):
@@ -257,6 +258,25 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
         if best is None or score >= best[0]:
             best = (score, index)
     return None if best is None else best[1]
+
+
+def _named_as_gone(text: str) -> frozenset[str]:
+    """The values `text` says no longer hold, as `_value_keys`: those it names as old ones
+    ("not 3.12"), and for a retraction every value it names ("Forget what I said about
+    Fridays": a name is a value, so it is no subject word to match by)."""
+    gone = replaced_values(text)
+    if _is_retraction(text):
+        gone = gone | values(text)
+    return _value_keys(gone) if gone else gone
+
+
+def _value_keys(found: frozenset[str]) -> frozenset[str]:
+    """Values compared without case or a plural's "s" ("Friday" names "Fridays")."""
+    return frozenset(_stem_value(v.casefold()) for v in found) if found else found
+
+
+def _stem_value(value: str) -> str:
+    return value[:-1] if len(value) > 3 and value.endswith("s") and value[-2:] != "ss" else value
 
 
 def _relaxed(current: list[Statement], subject: str) -> int | None:
