@@ -213,3 +213,23 @@ def test_generated_sessions_keep_rules_and_never_show_stale_values(
                 assert now.sentence in text, (round_, now)
         if share >= 0.2:
             assert cell.present["rule"] == cell.held["rule"], round_
+
+
+def test_statements_naming_places_and_people_beyond_ascii_reach_the_card() -> None:
+    """Names in other scripts or with accents are values like ASCII ones: before, "München"
+    or "東京" read as no value, so the fact was no statement and left only a summary line
+    (or nothing) behind."""
+    said = (
+        "Our office is in München.",
+        "Use the 東京 region for storage.",
+        "The client is Société Générale.",
+        "Never deploy on Fridays.",
+    )
+    messages = [*_chat(*said), {"role": "user", "content": "Go on."}]
+    budget = cf.count_tokens(messages, MODEL) // 2
+    result = cf.compact(messages, budget, MODEL)
+    card = [a for a in _artifacts(result.payload) if a.startswith("[cf:rules]")]
+    assert result.report.fits
+    assert len(card) == 1
+    for statement in said:
+        assert statement in card[0]

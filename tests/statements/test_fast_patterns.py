@@ -563,9 +563,10 @@ _SUBJECT_PIECES = (
 
 
 def _plain_subject_words(text: str) -> tuple[str, ...]:
-    """`_values._read_subject_words` as rule 3 states it: every value read and left out."""
+    """`_values._read_subject_words` as rules 3 and 4 state it: every value read and left
+    out, text beyond ASCII split into words of any script."""
     stated = _values._read_values(text)
-    tokens = _values._TOKEN.findall(text)
+    tokens = (_values._TOKEN if text.isascii() else _values._WIDE_TOKEN).findall(text)
     if stated:
         skip = stated | {w for v in stated for w in v.split()}
         tokens = [t for t in tokens if t not in skip]

@@ -9,11 +9,11 @@ Rules:
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
    names by an old value ("not 3.12"; a retraction names by any value it holds, "forget
-   what I said about Fridays", without case or plural) or shares the most subject words with (the family
-   noun "budget" or "deadline" counting as one when no other words differ), or, when it
-   has no subject words, the newest statement with a date, amount or version as it
-   states ("Actually, make it 3.12"), joined after what that one said, so the card
-   still says what the value is for; a goal, fact or decision replaces an older one of
+   what I said about Fridays", without case or plural) or shares the most subject words
+   with (the family noun "budget" or "deadline" counting as one when no other words
+   differ), or, when it has no subject words, the newest statement with a date, amount
+   or version as it states ("Actually, make it 3.12"), joined after what that one said,
+   so the card still says what the value is for; a goal, fact or decision replaces an older one of
    its own kind about the same subject (two or more shared subject words, most of the
    smaller set; or the very same subject words with a new value). Across kinds only an
    update replaces: a fact about what a goal works on ("My flight from ATL to LAS is

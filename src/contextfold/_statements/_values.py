@@ -12,6 +12,12 @@ Rules:
 3. Subject words leave the values out, but the values are read for that only when a
    token that gives subject words could be one: letters alone, with at most the first a
    capital (or two capitals), are a value only as a name or in a shape that spans a space.
+4. Letters beyond ASCII are letters: a word is read whole ("München", not "M" and
+   "nchen"), a capitalized word holding one is a name where an ASCII one would be (after a
+   lowercase word or a comma; "José Ñúñez" joined as one), and a word of a script without
+   case (東京, 서울) is a name wherever it stands in English text (a sentence all in such a
+   script names nothing, as before). ASCII text takes none of these paths, so
+   its results and speed are those of the ASCII patterns alone.
 All functions are pure and cached by sentence.
 """
 
@@ -37,7 +43,8 @@ _NUMBER: Final = re.compile(
 )
 """A number or amount, not inside a word (rule 2: from its first character)."""
 _NAME: Final = re.compile(
-    r"[A-Z](?<=[a-z,;:] [A-Z])(?:[a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]\w*(?![\w-]))"
+    r"[A-Z](?<=[a-z,;:] [A-Z])(?:[a-z]+(?![a-z]|[^\W\d_A-Za-z])(?:[ -][A-Z][a-z]+(?![a-z]|"
+    r"[^\W\d_A-Za-z]))*|[A-Z]\w*(?![\w-]))"
 )
 """A capitalized name or an acronym after a lowercase word or a comma (rule 2: from its
 first letter)."""
@@ -63,11 +70,58 @@ _UPDATE_WORDS: Final = word_set(
 )
 
 
+_WIDE_TOKEN: Final = re.compile(
+    r"(?:[^\W_]|\$)(?:(?<=[^\W\d_])(?:[\w'+#.-]*(?:[^\W_]|[+#]))?|(?<=\$)\d[\w.,:/$%-]*"
+    r"|(?<=\d)[\w.,:/$%-]*)"
+)
+"""`_TOKEN` for text beyond ASCII (rule 4): letters of any script are letters."""
+_WIDE_RUN: Final = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:[ -][^\W\d_]+)*(?![\w-])")
+"""Words of letters in a row (one space or hyphen apart), where a name may be (rule 4)."""
+_LATIN: Final = re.compile(r"[A-Za-z]{2}")
+"""An English word: a word without case is a name only amid one (text all in another
+script is not read for statements at all, so none of its words is a name)."""
+_AFTER: Final = re.compile(r"[^\W\d_A-Z][,;:]? $|[,;:] $")
+"""What stands before a name: a lowercase word, or a comma (as in `_NAME`)."""
+
+
+def _wide_names(text: str) -> list[str]:
+    """Names that hold a letter beyond ASCII (rule 4): a capitalized run after a lowercase
+    word or a comma, and any word of a script without case; [] for ASCII text."""
+    if text.isascii():
+        return []
+    latin = _LATIN.search(text) is not None
+    found: list[str] = []
+    for run in _WIDE_RUN.finditer(text):
+        words = run.group().replace("-", " ").split(" ")
+        start = run.start()
+        capital = ""
+        for word in words:
+            if latin and not word.isascii() and word.lower() == word.upper():
+                found.append(word)  # a script without case amid English: 東京
+            capital = _capital_run(text, start, word, capital, found)
+            start += len(word) + 1
+        if capital and not capital.isascii():
+            found.append(capital)
+    return found
+
+
+def _capital_run(text: str, start: int, word: str, run: str, found: list[str]) -> str:
+    """The run of capitalized words `word` (at `start`) continues or starts; a run that
+    ends is added to `found` when it holds a letter beyond ASCII."""
+    if word[0].isupper() and word[0].lower() != word[0].upper():
+        if run:
+            return f"{run}{text[start - 1]}{word}"
+        return word if _AFTER.search(text, max(0, start - 3), start) else ""
+    if run and not run.isascii():
+        found.append(run)
+    return ""
+
+
 def names(text: str) -> bool:
     """Whether `text` states a value (`values(text)` is not empty), read without them all
     when a number or a name shows one (rule 2: both are values whenever they match)."""
     if _VALUE_MARK.search(text) is None:
-        return False
+        return bool(_wide_names(text))
     if _NUMBER.search(text) is not None or _NAME.search(text) is not None:
         return True
     return bool(values(text))
@@ -75,7 +129,7 @@ def names(text: str) -> bool:
 
 def _read_values(text: str) -> frozenset[str]:
     """The values `text` states, verbatim: identifiers, dates, amounts, numbers, names."""
-    if _VALUE_MARK.search(text) is None:
+    if _VALUE_MARK.search(text) is None and text.isascii():
         return NO_VALUES  # rule 2: most sentences hold no mark of any value
     return _marked_values(text)
 
@@ -85,6 +139,7 @@ def _marked_values(text: str) -> frozenset[str]:
     found = set(map(_VALUE, prose_facts(text)))
     found.update([number.rstrip(".,") for number in _NUMBER.findall(text)])
     found.update(_NAME.findall(text))
+    found.update(_wide_names(text))
     found.discard("")
     return frozenset(found) if found else NO_VALUES
 
@@ -95,7 +150,7 @@ _VALUE: Final = attrgetter("value")
 def _read_subject_words(text: str) -> tuple[str, ...]:
     """Content words of `text` without values, names, filler or update words, each once
     (rule 1)."""
-    tokens = _TOKEN.findall(text)
+    tokens = (_TOKEN if text.isascii() else _WIDE_TOKEN).findall(text)
     stated = _stated(text, tokens)
     if stated:
         skip = {*stated, *(w for v in stated for w in v.split())}
@@ -113,10 +168,10 @@ def _stated(text: str, tokens: list[str]) -> Collection[str]:
     known = _VALUES.get(text)
     if known is not None:
         return known
-    if _VALUE_MARK.search(text) is None:
+    if _VALUE_MARK.search(text) is None and text.isascii():
         return NO_VALUES
     if all(map(_plain, filter(_word_subjects, tokens))) and _OTHER_DIGIT.search(text) is None:
-        return [*_NAME.findall(text), *spaced_values(text)]
+        return [*_NAME.findall(text), *_wide_names(text), *spaced_values(text)]
     return values(text)
 
 
