@@ -170,3 +170,14 @@ def test_what_tools_and_the_assistant_say_stays_off_the_card_after_compaction() 
     card = _card(result.payload)
     assert [text for text in SAID if text in card] == []
     assert "Please fix the failing test in parser.py." in card
+
+
+@pytest.mark.parametrize("before", ["The repo is on GitHub.", "We deploy with Ansible."])
+@pytest.mark.parametrize(
+    "text", ["Not a fan of ORMs, honestly.", "Please leave the public API as it is."]
+)
+def test_a_statement_after_a_named_value_is_its_own(before: str, text: str) -> None:
+    """Neither "Not a fan of X" (no retraction like "Not 3.12.") nor "as it is" (no word
+    pointing back) joins the sentence before: each was read as one fact about GitHub (the
+    property above found both)."""
+    assert [s for s in standing(f"{before} {text}") if s[0] == text] == standing(text)

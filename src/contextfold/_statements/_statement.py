@@ -104,15 +104,21 @@ def lead_only(sentence: str) -> bool:
     return is_update(sentence) and statement_kind(sentence) is None
 
 
-_ANAPHOR: Final = re.compile(r"\b(?:it|that|this|them|they|those|these|there|which)\b")
+_ANAPHOR: Final = re.compile(
+    r"\b(?!(?<=\bas )(?:it|they) (?:is|are|was|were|stands)\b)"
+    r"(?:it|that|this|them|they|those|these|there|which)\b"
+)
+"""A word pointing back; not in "as it is" ("Leave the API as it is" points nowhere)."""
 _ANAPHORS: Final = gated(word_set("it that this them they those these there which"))
 """The words one of which every _ANAPHOR match is (`_cues.words_of`)."""
 
 
 _RETRACTS: Final = re.compile(
-    r"^\(?(?:not\b|no longer\b|(?:\S+ ){1,3}(?:is|was|are|were) (?:out of date|outdated|"
-    r"obsolete|wrong|old|no longer)\b)"
+    r"^\(?(?:not\b(?! (?:\w+ ){0,2}fan\b)|no longer\b|(?:\S+ ){1,3}(?:is|was|are|were) "
+    r"(?:out of date|outdated|obsolete|wrong|old|no longer)\b)"
 )
+"""A sentence retracting the value before it ("Not 3.12."); "Not a fan of X" is a
+preference of its own."""
 
 
 _RETRACT_WORDS: Final = 4
