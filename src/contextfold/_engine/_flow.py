@@ -22,6 +22,9 @@ Rules:
 9. When nothing asks for a repair, a bridge or a new card and the whole input is within
    the target (the planner's first test), it comes back as is without a plan: no unit
    costs, no card bounds (an agent loop under its budget pays for counting only).
+10. A result over its budget because what must stay is over it says so with that floor
+   (`protected_tokens`), not with the plan's figure, which counts the tail that yields at
+   its full size.
 """
 
 from __future__ import annotations
@@ -269,6 +272,12 @@ def _report(settings: Settings, before: _Before, after: int, verdict: str, done:
         reason = "repaired; fits without compaction" if fits else verdict
     else:
         reason = verdict
+    if not fits and done.protected > settings.budget:
+        reason = (
+            f"does not fit: what must stay (the system prompt, pins, the latest user turn and "
+            f"the opening step of a thinking turn in progress) needs {done.protected} tokens "
+            f"at its smallest, over the budget of {settings.budget}"
+        )
     applied = done.applied
     last = applied.summaries[-1].summarizer if applied.summaries else None
     return Report(
