@@ -174,6 +174,24 @@ def test_anthropic_manager_alternates_and_lifts_the_system_prompt() -> None:
     assert manager.system_prompt() == "Be careful."
 
 
+@pytest.mark.parametrize(
+    "system",
+    ["Be brief. Never use emojis.", [{"type": "text", "text": "Be brief. Never use emojis."}]],
+)
+def test_an_anthropic_system_message_added_is_the_system_prompt(system: object) -> None:
+    """A `{"role": "system"}` message given to an Anthropic manager (or to Sessions, which
+    has no `system=`) is its system prompt: it was counted, then left out of the view and
+    of `system_prompt()` alike, so the request went without it."""
+    manager = ContextManager(400, "claude-sonnet-4-5", format="anthropic")
+    manager.add({"role": "system", "content": system})
+    manager.add({"role": "user", "content": "Hello, what can you do?"})
+    assert manager.view() == [{"role": "user", "content": "Hello, what can you do?"}]
+    assert manager.system_prompt() == system
+    sessions = cf.Sessions(400, "claude-sonnet-4-5", format="anthropic")
+    history = [{"role": "system", "content": system}, {"role": "user", "content": "Hi."}]
+    assert sessions.view(history).messages == history[1:]
+
+
 def test_droppable_messages_go_first() -> None:
     manager = ContextManager(3000, "gpt-4o", keep_last=1)
     messages = _agent_messages(6)

@@ -41,7 +41,7 @@ from ._engine._counting import (
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
-from ._manager_intake import read_batch, request_shaped, tool_specs
+from ._manager_intake import as_payload, read_batch, tool_specs
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
 from ._planning._trigger import Trigger, TriggerState, adapted_low, after, decide
@@ -144,7 +144,7 @@ class ContextManager(Generic[W]):
             self._append(item, pin=False, droppable=False)
 
     def _parse(self, wire: object) -> list[Message]:
-        _, conversation = parse([request_shaped(to_plain(wire), self.format)], self.format)
+        _, conversation = parse(as_payload(to_plain(wire), self.format), self.format)
         return list(conversation.messages)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:

@@ -8,6 +8,9 @@ Rules:
    takes), parsed as the format's own `tools`; the given order is kept.
 3. A batch is read whole before any of it is added (`read_batch`): a bad message raises
    InvalidConversation naming its index in the batch, and the manager takes none of it.
+4. An Anthropic message `{"role": "system", "content": ...}` (the Messages API takes none)
+   is read as the body's `system`: it is the manager's system prompt, as `system=` gives
+   it, sent by `system_prompt()` and counted in the budget.
 """
 
 from __future__ import annotations
@@ -21,6 +24,20 @@ from ._messages import Message, ToolSpec
 
 _ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
 _CHAT_RESPONSE = frozenset({"annotations"})
+
+
+def as_payload(message: object, format: str) -> object:
+    """What `parse` reads one given message from: a one-message list of it as a request
+    carries it, or for an Anthropic system message a body with it as `system` (rule 4)."""
+    shaped = request_shaped(message, format)
+    if (
+        format == "anthropic"
+        and isinstance(shaped, dict)
+        and shaped.get("role") == "system"
+        and "content" in shaped
+    ):
+        return {"system": shaped["content"], "messages": []}
+    return [shaped]
 
 
 def request_shaped(message: object, format: str) -> object:
