@@ -41,6 +41,7 @@ from ._adapters import (
     parse_plain,
     parse_rendered,
     render,
+    stored_context,
     validate_plain,
 )
 from ._adapters._sdk import to_plain
@@ -177,8 +178,23 @@ def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozen
     return frozenset(out)
 
 
+def _stored_warning(job: _Job, outcome: Outcome) -> Outcome:
+    """Rule 8: a body continuing server-side state says what its count leaves out."""
+    field = stored_context(job.plain, job.fmt)
+    if field is None:
+        return outcome
+    note = (
+        f"the body continues server-side state ({field}): the provider puts the items it "
+        "stored before the input, and they are not counted or compacted here; tokens and "
+        "the budget cover only the items sent"
+    )
+    report = dataclasses.replace(outcome.report, warnings=(*outcome.report.warnings, note))
+    return dataclasses.replace(outcome, report=report)
+
+
 @pausing
-def _finish(job: _Job, payload: P, outcome: Outcome) -> CompactResult[P]:
+def _finish(job: _Job, payload: P, original: Outcome) -> CompactResult[P]:
+    outcome = _stored_warning(job, original)
     if not outcome.report.compacted:
         _check_valid(job, payload, outcome, payload, validate_plain(job.plain, job.fmt))
         return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)

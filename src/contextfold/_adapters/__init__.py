@@ -17,6 +17,8 @@ Rules:
    all (the input was nothing but such results), the provider would reject the empty
    list: `emptied` is the error instead, at the input's first problem, the same in each
    format.
+7. A Responses body with `previous_response_id` or `conversation` continues state the
+   provider stored: it puts those items before the input, unseen here (`stored_context`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .._messages import Conversation, Message
 from .._validation import Problem
 from . import _anthropic, _openai_chat, _openai_responses
 from ._detect import signals
-from ._openai_responses_validate import hides_calls
+from ._openai_responses_validate import hides_calls, stored_field
 from ._sdk import to_plain
 
 Format: TypeAlias = Literal["openai-chat", "openai-responses", "anthropic"]
@@ -156,6 +158,13 @@ def emptied(plain: object, format: Format) -> InvalidConversation:
 def answers_outside(plain: object, format: Format) -> bool:
     """Whether results in `plain` may answer calls it does not show (rule 6)."""
     return format == "openai-responses" and hides_calls(plain)
+
+
+def stored_context(plain: object, format: Format) -> str | None:
+    """Rule 7: the body field by which the provider adds stored items before `plain`'s."""
+    if format != "openai-responses" or not isinstance(plain, Mapping):
+        return None
+    return stored_field(plain)
 
 
 def item_count(payload: object) -> int:

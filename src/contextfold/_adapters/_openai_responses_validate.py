@@ -73,7 +73,14 @@ def hides_calls(payload: object) -> bool:
 
 
 def _stored(body: Mapping[str, object]) -> bool:
-    return any(body.get(key) is not None for key in ("previous_response_id", "conversation"))
+    return stored_field(body) is not None
+
+
+def stored_field(body: Mapping[str, object]) -> str | None:
+    """The body field naming server-side state the provider puts before the input, if any."""
+    return next(
+        (k for k in ("previous_response_id", "conversation") if body.get(k) is not None), None
+    )
 
 
 def is_reference(item: object) -> bool:
