@@ -44,6 +44,7 @@ from ._adapters import (
     stored_context,
     validate_plain,
 )
+from ._adapters._references import by_reference
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._collector import pausing
@@ -178,23 +179,32 @@ def _shift(indices: Iterable[int], offset: int, name: str, items: int) -> frozen
     return frozenset(out)
 
 
-def _stored_warning(job: _Job, outcome: Outcome) -> Outcome:
-    """Rule 8: a body continuing server-side state says what its count leaves out."""
+def _unseen_warnings(job: _Job, outcome: Outcome) -> Outcome:
+    """Rule 8: what the provider adds that the count leaves out is named in the report."""
+    notes: list[str] = []
     field = stored_context(job.plain, job.fmt)
-    if field is None:
+    if field is not None:
+        notes.append(
+            f"the body continues server-side state ({field}): the provider puts the items it "
+            "stored before the input, and they are not counted or compacted here; tokens and "
+            "the budget cover only the items sent"
+        )
+    documents = by_reference(job.conversation, job.fmt)
+    if documents:
+        notes.append(
+            f"{documents} document{'s' if documents > 1 else ''} sent by reference (a URL or "
+            "file id): their pages are not counted, only the reference; the provider adds "
+            "them to the prompt"
+        )
+    if not notes:
         return outcome
-    note = (
-        f"the body continues server-side state ({field}): the provider puts the items it "
-        "stored before the input, and they are not counted or compacted here; tokens and "
-        "the budget cover only the items sent"
-    )
-    report = dataclasses.replace(outcome.report, warnings=(*outcome.report.warnings, note))
+    report = dataclasses.replace(outcome.report, warnings=(*outcome.report.warnings, *notes))
     return dataclasses.replace(outcome, report=report)
 
 
 @pausing
 def _finish(job: _Job, payload: P, original: Outcome) -> CompactResult[P]:
-    outcome = _stored_warning(job, original)
+    outcome = _unseen_warnings(job, original)
     if not outcome.report.compacted:
         _check_valid(job, payload, outcome, payload, validate_plain(job.plain, job.fmt))
         return CompactResult(payload, outcome.report, job.archive, job.fmt, job.conversation)
