@@ -82,7 +82,7 @@ def _step(draw: st.DrawFn, k: int, cached: list[int], first: bool) -> list[Wire]
         blocks.append({"type": "redacted_thinking", "data": f"RED{k}" + "x" * 40})
     if draw(st.booleans()):
         search = f"srvtoolu_{k}"
-        results = [
+        found = [
             {
                 "type": "web_search_result",
                 "url": f"https://example.com/{k}/{j}",
@@ -94,7 +94,7 @@ def _step(draw: st.DrawFn, k: int, cached: list[int], first: bool) -> list[Wire]
         ]
         blocks += [
             {"type": "server_tool_use", "id": search, "name": "web_search", "input": {"q": "x"}},
-            {"type": "web_search_tool_result", "tool_use_id": search, "content": results},
+            {"type": "web_search_tool_result", "tool_use_id": search, "content": found},
         ]
     if draw(st.booleans()):
         blocks.append({"type": "text", "text": draw(_text())})

@@ -20,8 +20,8 @@ ITEMS = [{"role": "user", "content": "Continue with the migration, please."}]
 def test_a_body_continuing_stored_state_warns_that_it_is_not_counted(
     field: str, budget: int
 ) -> None:
-    body = {"model": "gpt-5", field: "resp_0123" if field != "conversation" else "conv_0123"}
-    body["input"] = ITEMS
+    stored = "resp_0123" if field != "conversation" else "conv_0123"
+    body: dict[str, object] = {"model": "gpt-5", field: stored, "input": ITEMS}
     report = cf.compact(body, budget, "gpt-5").report
     assert [w for w in report.warnings if field in w and "not" in w], report.warnings
 
