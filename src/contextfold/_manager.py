@@ -42,6 +42,7 @@ from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
 from ._manager_intake import as_payload, read_batch, tool_specs
+from ._manager_intake import prompt_tokens as read_prompt_tokens
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
 from ._planning._trigger import Trigger, TriggerState, adapted_low, after, decide
@@ -320,13 +321,15 @@ class ContextManager(Generic[W]):
 
     # --- calibration, recall, snapshots ------------------------------------------------
 
-    def observe_usage(self, prompt_tokens: int) -> None:
-        """Learn from the provider's reported prompt tokens for the last view sent."""
+    def observe_usage(self, prompt_tokens: object) -> None:
+        """Learn from the provider's reported prompt tokens for the last view sent: a
+        number, or the response's usage (Anthropic's cache reads and writes count)."""
+        actual = read_prompt_tokens(prompt_tokens)
         if self._sent <= 0:
             raise ConfigurationError("observe_usage() needs a view() sent first")
-        self.counter.observe(self._sent, prompt_tokens)
+        self.counter.observe(self._sent, actual)
         window = self.counter.window  # what the fit uses, so a snapshot restores the fit
-        self._observed = [*self._observed, (self._sent, prompt_tokens)][-window:]
+        self._observed = [*self._observed, (self._sent, actual)][-window:]
 
     def recall(self, ref: str) -> Message | Part | str:
         """The original payload behind a marker's reference."""

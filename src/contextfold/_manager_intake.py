@@ -11,15 +11,19 @@ Rules:
 4. An Anthropic message `{"role": "system", "content": ...}` (the Messages API takes none)
    is read as the body's `system`: it is the manager's system prompt, as `system=` gives
    it, sent by `system_prompt()` and counted in the budget.
+5. Provider usage is the prompt's size: a number as given; a usage object or dict by its
+   `prompt_tokens` (OpenAI chat, cached tokens included), else `input_tokens` plus
+   Anthropic's `cache_creation_input_tokens` and `cache_read_input_tokens` (its
+   `input_tokens` leaves out what the cache served; OpenAI's Responses count includes it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from ._adapters import parse
 from ._adapters._sdk import to_plain
-from ._errors import InvalidConversation
+from ._errors import ConfigurationError, InvalidConversation
 from ._messages import Message, ToolSpec
 
 _ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
@@ -85,3 +89,30 @@ def read_batch(
             where = {"field": exc.field, "format": exc.format}
             raise InvalidConversation(exc.reason, index=index, **where) from exc
     return out
+
+
+_CACHE_FIELDS = ("cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def prompt_tokens(usage: object) -> int:
+    """The prompt tokens a provider reported, from a number or a usage object (rule 5)."""
+    if isinstance(usage, int) and not isinstance(usage, bool) and usage >= 0:
+        return usage
+    if not isinstance(usage, int):
+        prompt = _field(usage, "prompt_tokens")
+        if prompt is not None:
+            return prompt
+        given = _field(usage, "input_tokens")
+        if given is not None:
+            return given + sum(_field(usage, name) or 0 for name in _CACHE_FIELDS)
+    raise ConfigurationError(
+        f"observe_usage() needs the prompt's tokens: a count of at least 0 or the provider's "
+        f"usage (with prompt_tokens, or input_tokens and its cache counts), got {usage!r}"
+    )
+
+
+def _field(usage: object, name: str) -> int | None:
+    value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None

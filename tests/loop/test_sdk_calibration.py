@@ -201,7 +201,7 @@ def test_anthropic_loop_with_a_hidden_prompt_never_goes_over_the_window() -> Non
                 )
             except anthropic.BadRequestError:
                 continue
-            manager.observe_usage(response.usage.input_tokens)
+            manager.observe_usage(response.usage)  # cache reads and writes count too
             manager.add(
                 {"role": "assistant", "content": [b.model_dump() for b in response.content]}
             )

@@ -60,7 +60,7 @@ def anthropic_loop(client: Anthropic) -> None:
         messages=manager.view(),
         tools=[cf.recall_tool("anthropic")],
     )
-    manager.observe_usage(message.usage.input_tokens)
+    manager.observe_usage(message.usage)  # cache reads and writes count too
     manager.add(message)
 
 
