@@ -9,7 +9,8 @@ Rules:
    (at least its rules, at most all of it), the summary message with its reserve and,
    where turns must alternate, a bridge; a preamble kept as it is holds room for every
    bridge the output then needs (after it, and where earlier compactions left them).
-3. What the plan may not remove costs the overhead, the hard-protected units, the unit
+3. What the plan may not remove costs the overhead, the hard-protected units (with an
+   Anthropic prefill, `_shape` rule 6), the unit
    opening a thinking turn in progress at its smallest (`_shape` rule 5) and, where turns
    must alternate, the bridges those units need between them with everything else gone
    (at least one).
@@ -35,7 +36,14 @@ from ._measure import Counts, packaged
 from ._preamble import Split, insert, split
 from ._repair import repair
 from ._settings import Marks, Settings
-from ._shape import BRIDGE_REF, SHAPES, alternation_gaps, bridges_needed, turn_opening
+from ._shape import (
+    BRIDGE_REF,
+    SHAPES,
+    alternation_gaps,
+    bridges_needed,
+    prefill,
+    turn_opening,
+)
 from ._shape import bridge as bridge_message
 from ._summary import reserve_for, summary_cap
 from ._transform import PruneSize
@@ -164,6 +172,8 @@ def protection_of(prep: Prepared, settings: Settings, marks: Marks) -> list[Prot
     stays = opening_unit(prep, settings)
     if stays is not None and out[stays] is Protection.NONE:
         out[stays] = Protection.TAIL
+    if prep.units and SHAPES[settings.format].continues_last and prefill(prep.body):
+        out[-1] = Protection.HARD  # the request's own last message (`_shape` rule 6)
     return out
 
 

@@ -18,6 +18,9 @@ Rules:
    but its tool results yield like the tail's (trimmed, then masked; they are the
    assistant's own calls answered, not the thinking), so the floor stays the system
    prompt and the latest user turn.
+6. `continues_last`: a final assistant message is a prefill the model continues
+   (Anthropic): it is part of the request, so it stays verbatim with the floor
+   (`prefill`); elsewhere a final assistant message is history like any other.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .._messages import BRIDGE_NOTE, Message, Reasoning, Role, ToolResult
+from .._messages import BRIDGE_NOTE, Message, Reasoning, Role, ToolCall, ToolResult
 from ._transform import marker
 
 
@@ -39,6 +42,7 @@ class Shape:
     joined_preamble: bool
     results_follow_calls: bool = True
     thinking_opens_turn: bool = False
+    continues_last: bool = False
 
 
 SHAPES: Final[Mapping[str, Shape]] = {
@@ -47,7 +51,11 @@ SHAPES: Final[Mapping[str, Shape]] = {
         alternate=False, results_in_user=False, joined_preamble=False, results_follow_calls=False
     ),
     "anthropic": Shape(
-        alternate=True, results_in_user=True, joined_preamble=True, thinking_opens_turn=True
+        alternate=True,
+        results_in_user=True,
+        joined_preamble=True,
+        thinking_opens_turn=True,
+        continues_last=True,
     ),
 }
 
@@ -136,6 +144,14 @@ def turn_opening(messages: Sequence[Message]) -> int | None:
     if opening is None or not messages[opening].parts:
         return None
     return opening if isinstance(messages[opening].parts[0], Reasoning) else None
+
+
+def prefill(messages: Sequence[Message]) -> bool:
+    """Whether the last message is a prefill (rule 6): an assistant message that calls
+    nothing (a final call awaits its result instead)."""
+    if not messages or messages[-1].role != "assistant":
+        return False
+    return not any(isinstance(p, ToolCall) for p in messages[-1].parts)
 
 
 def _only_results(message: Message) -> bool:
