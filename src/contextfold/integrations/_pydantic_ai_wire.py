@@ -11,12 +11,18 @@ Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
    schema goes out as `response_format` and is counted as one more definition.
 4. Back from the wire, compaction artifacts become new parts (a summary a `CompactionPart`);
    a request whose parts all come back together stays the original request.
+5. A request's instructions (static, dynamic, a toolset's, a prompted output's schema) are
+   not in its history: its OpenAI chat model sends each part of the prefix as one system
+   message after the history's leading system prompts. Parts a loaded capability states
+   through the history (`'via_history'`) go out as history after the hooks and are not
+   counted here.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from pydantic_ai import BinaryContent, ImageUrl, TextContent
@@ -36,6 +42,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE
 from pydantic_ai.tools import ToolDefinition
 
 import contextfold as cf
@@ -242,3 +249,20 @@ def _tool_wire(tool: ToolDefinition) -> Wire:
     if tool.strict:
         function["strict"] = True
     return {"type": "function", "function": function}
+
+
+# --- the instructions a request sends ---------------------------------------------------
+
+
+def instruction_wires(parameters: ModelRequestParameters) -> list[Wire]:
+    """The request's instructions as the system messages sent for them (rule 5)."""
+    texts = [
+        part.content
+        for part in parameters.instruction_parts or []
+        if parameters.instruction_visibility_of(part) == "prefix"
+    ]
+    if parameters.output_mode == "prompted" and parameters.prompted_output_template is None:
+        parameters = replace(parameters, prompted_output_template=DEFAULT_PROMPTED_OUTPUT_TEMPLATE)
+    if parameters.output_mode == "prompted" and (schema := parameters.prompted_output_instructions):
+        texts.append(schema)  # the model's own preparation appends it after the hooks
+    return [{"role": "system", "content": text} for text in texts]

@@ -21,6 +21,10 @@ Rules:
    request offering other tools than the last starts the manager again. Called as a bare
    processor (no capability) it sees no tools and counts the last it was given.
    Summaries and markers name the recall tool only when the request offers it.
+   The request's instructions (`instructions=`, `@agent.instructions`, a toolset's) are
+   not in the history: the capability hands them over too and the manager holds them as
+   the leading system messages, counted as sent and never handed back as history. Other
+   instructions than the last start the manager again (from the history it returned).
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -56,6 +60,7 @@ from ._pydantic_ai_wire import (
     Request,
     Source,
     Wire,
+    instruction_wires,
     message_wires,
     new_request_part,
     new_response,
@@ -128,6 +133,10 @@ class ContextFoldProcessor:
         """The manager's messages behind the view returned last."""
         self._tools: list[Wire] = []
         """The tools of the latest request, as sent (rule 3)."""
+        self._instructions: list[Wire] = []
+        """The instructions of the latest request, as sent (rule 3)."""
+        self._held_instructions: list[cf.Message] = []
+        """The manager's messages for them, never handed back as history."""
         self._lock = threading.Lock()
 
     @property
@@ -149,12 +158,18 @@ class ContextFoldProcessor:
         return await self.process(messages, None)
 
     async def process(
-        self, messages: list[ModelMessage], tools: list[Wire] | None
+        self,
+        messages: list[ModelMessage],
+        tools: list[Wire] | None,
+        instructions: list[Wire] | None = None,
     ) -> list[ModelMessage]:
         """The history to send for a request offering `tools` (OpenAI chat tool
-        definitions; None: the same as the last request's)."""
+        definitions) with `instructions` (the system messages sent for them); None: the
+        same as the last request's."""
         async with holding(self._lock):
-            manager = self._manager_for(messages, self._tools if tools is None else tools)
+            tools = self._tools if tools is None else tools
+            instructions = self._instructions if instructions is None else instructions
+            manager = self._manager_for(messages, tools, instructions)
             new = messages[len(self._sent) :]
             self._observe(manager, new)
             self._add(manager, [w for message in new for w in message_wires(message)])
@@ -162,19 +177,24 @@ class ContextFoldProcessor:
             self._sent = self._messages(manager, view)
             return list(self._sent)
 
-    def _manager_for(self, messages: list[ModelMessage], tools: list[Wire]) -> cf.ContextManager:
+    def _manager_for(
+        self, messages: list[ModelMessage], tools: list[Wire], instructions: list[Wire]
+    ) -> cf.ContextManager:
         sent = self._sent
         extends = (
             self.manager is not None
             and tools == self._tools
+            and instructions == self._instructions
             and len(messages) >= len(sent)
             and all(map(operator.is_, messages, sent))
         )
         if not extends:
             self.restarts += self.manager is not None
-            self.manager = self._make(tools=tools, recall_hints=offers_recall(tools))
-            self._tools = tools
-            self._sent, self._origins, self._sent_view = [], {}, []
+            self.manager = manager = self._make(tools=tools, recall_hints=offers_recall(tools))
+            manager.extend(instructions)
+            self._tools, self._instructions = tools, instructions
+            self._held_instructions = manager.messages()
+            self._sent, self._origins, self._sent_view = [], {}, list(self._held_instructions)
         assert self.manager is not None
         return self.manager
 
@@ -205,7 +225,10 @@ class ContextFoldProcessor:
         out: list[ModelMessage] = []
         request = Request()
         held = manager.messages()
+        instructions = set(map(id, self._held_instructions))
         for wire, message in zip(wires, held, strict=True):
+            if id(message) in instructions:
+                continue  # sent as the request's instructions, not as history (rule 3)
             origin = self._origins.get(id(message))
             if origin is not None and origin[0] is message:
                 origins[id(message)] = origin
@@ -234,8 +257,12 @@ class _FoldHistory(ProcessHistory[Any]):
     ) -> ModelRequestContext:
         fold = self.processor
         assert isinstance(fold, ContextFoldProcessor)
-        tools = tool_wires(request_context.model_request_parameters)
-        messages = await fold.process(list(request_context.messages), tools)
+        # as the model will send them: its profile's schema changes applied (strict schemas)
+        parameters = request_context.model.customize_request_parameters(
+            request_context.model_request_parameters
+        )
+        tools, instructions = tool_wires(parameters), instruction_wires(parameters)
+        messages = await fold.process(list(request_context.messages), tools, instructions)
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context
