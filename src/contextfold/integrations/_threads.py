@@ -5,14 +5,14 @@ Rules:
    LangGraph thread, a LiteLLM session) keeps one `cf.ContextManager`, and a call costs
    O(new messages): only the items after those already fed are converted and added.
 2. The history continues the conversation when every item fed so far is still there, in
-   order and unchanged: the same object, or an equal copy (a checkpointer's). The check
-   is one list comparison, run in C: items that are the very objects fed cost a pointer
-   compare each, so a call stays O(new items) in practice; only copies are compared by
-   content. Anything else (an item edited, inserted or removed anywhere, a shorter
-   history, another conversation under the same key) starts a fresh manager over the
-   whole history. An item changed in place (the same object, mutated) is not seen.
-   All managers share one archive, so every reference shown to the model stays
-   recallable, whichever conversation made it.
+   order and unchanged: equal to the copy taken when it was fed (`snapshot`), so an item
+   changed in place (the very object fed, its content edited: a redaction) is seen too.
+   The check is one list comparison; the copies share the items' strings, so comparing
+   them costs a pointer compare per string, not a pass over the text. Anything else (an
+   item edited, inserted or removed anywhere, a shorter history, another conversation
+   under the same key) starts a fresh manager over the whole history. All managers
+   share one archive, so every reference shown to the model stays recallable,
+   whichever conversation made it.
 3. The view comes back paired with the original items: a message the manager kept
    unchanged maps to the framework's own object (ids, metadata and provider blocks
    intact); compaction artifacts (markers, summaries, the card) map to None and the
@@ -30,6 +30,7 @@ Rules:
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -48,7 +49,7 @@ Wire = dict[str, object]
 class _Thread(Generic[T]):
     manager: cf.ContextManager
     fed: list[T] = field(default_factory=list)
-    """Every item fed, in order (rule 2); it holds references, not copies."""
+    """A copy of every item fed, in order (rule 2)."""
     origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
     """id(neutral message) -> (that message, the item it came from, how many messages
     that item became) (rule 3)."""
@@ -139,7 +140,7 @@ class Threads(Generic[T]):
             made = manager.messages()[before:]
             for message in made:
                 thread.origins[id(message)] = (message, item, len(made))
-            thread.fed.append(item)
+            thread.fed.append(snapshot(item))
 
     @staticmethod
     def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:
@@ -160,6 +161,18 @@ class Threads(Generic[T]):
                 at += 1
         thread.origins = {id(m): o for m, o in zip(messages, found, strict=True) if o is not None}
         return out
+
+
+def snapshot(item: T) -> T:
+    """A copy of `item` as fed, equal to it until it is changed (rule 2). An item whose copy
+    is not equal to it (an object without value equality) is kept itself: only replacing
+    it is seen."""
+    copied = copy.deepcopy(item)
+    try:
+        same = bool(copied == item)
+    except Exception:  # an equality that cannot answer: compare by identity
+        same = False
+    return copied if same else item
 
 
 def _claim(thread: _Thread[T], items: Sequence[T]) -> bool:

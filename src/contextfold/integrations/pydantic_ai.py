@@ -7,9 +7,10 @@ Rules:
    hands the history to one `cf.ContextManager` (OpenAI chat wire format) and returns the
    manager's view as pydantic-ai messages; pydantic-ai keeps that view as the history.
 2. A call costs O(new messages): the next call's history starts with the very messages
-   the previous call returned, so only what follows them is added. Any other history
-   (another conversation, an edited one) starts the manager again from the whole history;
-   the archive is kept, so references shown earlier still recall.
+   the previous call returned, their parts equal to the copies taken then (`_threads`
+   rule 2: a part edited in place is seen), so only what follows them is added. Any other
+   history (another conversation, an edited one) starts the manager again from the whole
+   history; the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes (see
    `_pydantic_ai_wire`): each request part is one message, each response one assistant
    message with its thinking, text and tool calls. Images and text files count as the
@@ -44,6 +45,7 @@ import contextfold as cf
 
 from ._factory import manager_factory, offers_recall
 from ._locks import holding
+from ._threads import snapshot
 
 try:
     from pydantic_ai import RunContext, Tool
@@ -128,6 +130,10 @@ class ContextFoldProcessor:
         self.restarts = 0
         """Times a history did not extend the previous view and the manager started again."""
         self._sent: list[ModelMessage] = []
+        self._parts: list[object] = []
+        """A copy of each sent message's parts, taken when it was sent (rule 2)."""
+        self._copied: list[ModelMessage] = []
+        """The messages `_parts` copied (kept, so their ids stay theirs)."""
         self._origins: dict[int, Origin] = {}
         self._sent_view: list[cf.Message] = []
         """The manager's messages behind the view returned last."""
@@ -175,6 +181,7 @@ class ContextFoldProcessor:
             self._add(manager, [w for message in new for w in message_wires(message)])
             view = await manager.aview()
             self._sent = self._messages(manager, view)
+            self._parts = self._copies(self._sent)
             return list(self._sent)
 
     def _manager_for(
@@ -187,6 +194,7 @@ class ContextFoldProcessor:
             and instructions == self._instructions
             and len(messages) >= len(sent)
             and all(map(operator.is_, messages, sent))
+            and [m.parts for m in messages[: len(sent)]] == self._parts
         )
         if not extends:
             self.restarts += self.manager is not None
@@ -195,8 +203,15 @@ class ContextFoldProcessor:
             self._tools, self._instructions = tools, instructions
             self._held_instructions = manager.messages()
             self._sent, self._origins, self._sent_view = [], {}, list(self._held_instructions)
+            self._copied, self._parts = [], []  # an edited message is copied again
         assert self.manager is not None
         return self.manager
+
+    def _copies(self, sent: list[ModelMessage]) -> list[object]:
+        """The parts of `sent` as they are now; copied once per message (rule 2)."""
+        taken = {id(m): parts for m, parts in zip(self._copied, self._parts, strict=True)}
+        self._copied = list(sent)
+        return [taken[id(m)] if id(m) in taken else snapshot(m.parts) for m in sent]
 
     def _observe(self, manager: cf.ContextManager, new: list[ModelMessage]) -> None:
         """Calibrate with the input tokens the provider reported for the view sent last."""
