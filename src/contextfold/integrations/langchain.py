@@ -16,6 +16,10 @@ Rules:
    the agent's own tool node answers it from that archive. Summaries and markers name it
    only when the model call offers it (`recall=False` and no recall tool: they do not).
 5. The provider's reported input tokens calibrate the thread's counter.
+6. A thread's manager counts the call's tools and the structured output LangChain adds
+   after the middleware ran (`response_format`): a `ToolStrategy`'s output tools as the
+   tools they become, a `ProviderStrategy`'s schema as one more definition, and a bare
+   schema (`AutoStrategy`, which picks one of the two per model) as its output tool.
 """
 
 from __future__ import annotations
@@ -27,6 +31,12 @@ import contextfold as cf
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+    from langchain.agents.structured_output import (
+        AutoStrategy,
+        OutputToolBinding,
+        ProviderStrategy,
+        ToolStrategy,
+    )
     from langchain_core.messages import (
         AIMessage,
         AnyMessage,
@@ -95,6 +105,23 @@ def tool_specs(tools: Sequence[object]) -> list[Wire]:
         if spec.get("type") == "function":
             specs.append(spec)
     return specs
+
+
+def output_specs(response_format: object) -> list[Wire]:
+    """The structured output's definitions as LangChain sends them, for token accounting
+    (rule 6); none without a structured output."""
+    if response_format is None:
+        return []
+    if isinstance(response_format, ProviderStrategy):
+        json_schema = response_format.to_model_kwargs()["response_format"]["json_schema"]
+        function = {"name": json_schema["name"], "parameters": json_schema["schema"]}
+        return [{"type": "function", "function": function}]
+    if isinstance(response_format, AutoStrategy):
+        response_format = ToolStrategy(response_format.schema)
+    elif not isinstance(response_format, ToolStrategy):  # the bare schema
+        response_format = ToolStrategy(cast(Any, response_format))
+    specs = response_format.schema_specs
+    return tool_specs([OutputToolBinding.from_schema_spec(spec).tool for spec in specs])
 
 
 def thread_key(runtime: Runtime[Any] | None) -> Hashable:
@@ -174,7 +201,7 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
 
     def _maker(self, request: ModelRequest[Any]) -> Callable[[cf.Archive], cf.ContextManager]:
         def make(archive: cf.Archive) -> cf.ContextManager:
-            tools = tool_specs(request.tools)
+            tools = [*tool_specs(request.tools), *output_specs(request.response_format)]
             return cf.ContextManager(
                 self.budget,
                 self.model,
