@@ -10,7 +10,8 @@ Rules:
    The check is one list comparison; the copies share the items' strings, so comparing
    them costs a pointer compare per string, not a pass over the text. Anything else (an
    item edited, inserted or removed anywhere, a shorter history, another conversation
-   under the same key) starts a fresh manager over the whole history. All managers
+   under the same key, other tools: rule 6) starts a fresh manager over the whole
+   history. All managers
    share one archive, so every reference shown to the model stays recallable,
    whichever conversation made it.
 3. The view comes back paired with the original items: a message the manager kept
@@ -26,6 +27,9 @@ Rules:
    run without a checkpointer has the same key) never see each other's messages. An
    awaited call never blocks the event loop on that lock: while the conversation is busy
    it views its history with a manager of its own.
+6. A manager counts the tools of the call that made it, so a conversation's calls also
+   carry what their manager was made for (`setup`: the tools as counted): a call whose
+   setup differs (tools added, taken away or changed) starts a fresh manager too.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ Wire = dict[str, object]
 @dataclass
 class _Thread(Generic[T]):
     manager: cf.ContextManager
+    setup: object = None
+    """What the manager was made for (rule 6)."""
     fed: list[T] = field(default_factory=list)
     """A copy of every item fed, in order (rule 2)."""
     origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
@@ -61,9 +67,11 @@ class _Thread(Generic[T]):
         """How many items were fed."""
         return len(self.fed)
 
-    def continues(self, items: Sequence[T]) -> bool:
-        """Whether `items` starts with every item fed (rule 2)."""
+    def continues(self, items: Sequence[T], setup: object) -> bool:
+        """Whether `items` starts with every item fed (rule 2), for the same setup (rule 6)."""
         fed = self.fed
+        if setup != self.setup:
+            return False
         if len(items) < len(fed):
             return False
         head = items[: len(fed)]
@@ -95,23 +103,32 @@ class Threads(Generic[T]):
         return None if thread is None else thread.manager
 
     def view(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object = None,
     ) -> list[tuple[Wire, T | None]]:
-        """The compacted view of `items`, each wire message with its original item."""
+        """The compacted view of `items`, each wire message with its original item; `make`
+        makes a manager for `setup` (rule 6) when the conversation has none that fits."""
         while True:
-            thread = self._thread(key, items, make)
+            thread = self._thread(key, items, make, setup)
             with thread.lock:
-                if thread.continues(items):  # still: another call may have fed it (rule 5)
+                if thread.continues(items, setup):  # still: another call may have fed it
                     self._feed(thread, items)
                     return self._pair(thread, thread.manager.view())
 
     async def aview(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object = None,
     ) -> list[tuple[Wire, T | None]]:
         """Awaitable `view` (LLM summarizers are awaited)."""
-        thread = self._thread(key, items, make)
-        if not _claim(thread, items):
-            thread = _Thread(make(self.archive))  # busy: a manager of its own (rule 5)
+        thread = self._thread(key, items, make, setup)
+        if not _claim(thread, items, setup):
+            thread = _Thread(make(self.archive), setup)  # busy: a manager of its own (rule 5)
             thread.lock.acquire()
         try:
             self._feed(thread, items)
@@ -120,12 +137,16 @@ class Threads(Generic[T]):
             thread.lock.release()
 
     def _thread(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object,
     ) -> _Thread[T]:
         with self._lock:
             thread = self._threads.get(key)
-            if thread is None or not thread.continues(items):
-                thread = _Thread(make(self.archive))
+            if thread is None or not thread.continues(items, setup):
+                thread = _Thread(make(self.archive), setup)
                 self._threads[key] = thread
             self._threads.move_to_end(key)
             while len(self._threads) > self._limit:
@@ -175,11 +196,11 @@ def snapshot(item: T) -> T:
     return copied if same else item
 
 
-def _claim(thread: _Thread[T], items: Sequence[T]) -> bool:
+def _claim(thread: _Thread[T], items: Sequence[T], setup: object) -> bool:
     """Take `thread`'s lock without waiting, if it is free and `items` still continue it."""
     if not thread.lock.acquire(blocking=False):
         return False
-    if thread.continues(items):
+    if thread.continues(items, setup):
         return True
     thread.lock.release()
     return False

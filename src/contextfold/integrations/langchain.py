@@ -19,7 +19,9 @@ Rules:
 6. A thread's manager counts the call's tools and the structured output LangChain adds
    after the middleware ran (`response_format`): a `ToolStrategy`'s output tools as the
    tools they become, a `ProviderStrategy`'s schema as one more definition, and a bare
-   schema (`AutoStrategy`, which picks one of the two per model) as its output tool.
+   schema (`AutoStrategy`, which picks one of the two per model) as its output tool. A
+   call offering other tools than the thread's manager counts starts the thread again
+   (`_threads` rule 6).
 """
 
 from __future__ import annotations
@@ -183,7 +185,8 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
         key = thread_key(request.runtime)
-        pairs = self._threads.view(key, _items(request), self._maker(request))
+        tools = self._tools(request)
+        pairs = self._threads.view(key, _items(request), self._maker(tools), tools)
         response = handler(_compacted(request, pairs))
         self._observe(key, response)
         return response
@@ -194,14 +197,19 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
         key = thread_key(request.runtime)
-        pairs = await self._threads.aview(key, _items(request), self._maker(request))
+        tools = self._tools(request)
+        pairs = await self._threads.aview(key, _items(request), self._maker(tools), tools)
         response = await handler(_compacted(request, pairs))
         self._observe(key, response)
         return response
 
-    def _maker(self, request: ModelRequest[Any]) -> Callable[[cf.Archive], cf.ContextManager]:
+    @staticmethod
+    def _tools(request: ModelRequest[Any]) -> list[Wire]:
+        """The tools the call sends, structured output included (rule 6)."""
+        return [*tool_specs(request.tools), *output_specs(request.response_format)]
+
+    def _maker(self, tools: list[Wire]) -> Callable[[cf.Archive], cf.ContextManager]:
         def make(archive: cf.Archive) -> cf.ContextManager:
-            tools = [*tool_specs(request.tools), *output_specs(request.response_format)]
             return cf.ContextManager(
                 self.budget,
                 self.model,

@@ -10,7 +10,9 @@ Rules:
    manager reads as plain data), so they go straight to the openai-chat adapter.
 2. A conversation is named by `metadata["contextfold_session"]`, else LiteLLM's
    `litellm_session_id`, else the fingerprint of its system prompt and first user
-   message; one `cf.ContextManager` per conversation, fed only the new messages.
+   message; one `cf.ContextManager` per conversation, fed only the new messages. A
+   request offering other tools than the conversation's manager counts starts it again
+   (`_threads` rule 6).
 3. Three entry points, one behaviour: `completion` / `acompletion` wrap the SDK calls;
    `async_pre_call_deployment_hook` compacts every `litellm.acompletion` once registered
    in `litellm.callbacks`; `async_pre_call_hook` does it inside the LiteLLM proxy. Use one
@@ -157,7 +159,8 @@ class ContextFold(CustomLogger):
         messages, key = self._messages(kwargs)
         if self._made_here(key, messages):
             return dict(kwargs)
-        pairs = self._threads.view(key, messages, self._maker(kwargs))
+        specs = self._specs(kwargs)
+        pairs = self._threads.view(key, messages, self._maker(specs), specs)
         return self._request(kwargs, [wire for wire, _ in pairs])
 
     async def acompact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
@@ -165,7 +168,8 @@ class ContextFold(CustomLogger):
         messages, key = self._messages(kwargs)
         if self._made_here(key, messages):
             return dict(kwargs)
-        pairs = await self._threads.aview(key, messages, self._maker(kwargs))
+        specs = self._specs(kwargs)
+        pairs = await self._threads.aview(key, messages, self._maker(specs), specs)
         return self._request(kwargs, [wire for wire, _ in pairs])
 
     def answer(self, tool_call: object) -> Wire | None:
@@ -218,10 +222,12 @@ class ContextFold(CustomLogger):
             raise cf.InvalidConversation("the request has no list of messages", field="messages")
         return list(messages), session_key(kwargs)
 
-    def _maker(self, kwargs: Mapping[str, object]) -> Any:
+    def _specs(self, kwargs: Mapping[str, object]) -> list[Wire]:
+        """The tools the request sends, the recall tool included (rule 4)."""
         given = [_plain(t) for t in _tools(kwargs)]
-        specs = [*given, self.recall_tool] if self.recall and not offers_recall(given) else given
+        return [*given, self.recall_tool] if self.recall and not offers_recall(given) else given
 
+    def _maker(self, specs: list[Wire]) -> Any:
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
                 self.budget,
