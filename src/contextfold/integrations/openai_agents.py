@@ -16,7 +16,8 @@ Rules:
    tools, its MCP servers' tools (as the SDK listed them for the call, rule 7), its hosted
    tools (web and file search, hosted MCP, code interpreter, ...: their configuration as
    sent; what the provider adds for them on its side cannot be seen here, and the
-   calibration hooks learn it) and the tools its handoffs become. It keeps the user's
+   calibration hooks learn it), the tools its handoffs become and its structured output's
+   schema (`output_type`, counted as one more tool definition). It keeps the user's
    rules right after them, but they still go out as `instructions`, as the SDK sent them.
 4. `ContextFoldSession` keeps one filter per session next to the session's items (in
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
@@ -47,6 +48,8 @@ from ._locks import holding
 try:
     from agents import (
         Agent,
+        AgentOutputSchema,
+        AgentOutputSchemaBase,
         FunctionTool,
         Handoff,
         ModelResponse,
@@ -108,7 +111,24 @@ async def _tool_specs(agent: Agent[Any], context: Any) -> list[dict[str, object]
     except UserError:  # a configuration the SDK rejects as a whole: count each tool alone
         converted = [spec for tool in tools for spec in _one_tool(tool)]
         converted += Converter.convert_tools([], handoffs).tools
-    return [dict(spec) for spec in converted]
+    return [*(dict(spec) for spec in converted), *_output_schema(agent)]
+
+
+def _output_schema(agent: Agent[Any]) -> list[dict[str, object]]:
+    """The agent's structured output schema as the tool definition it is counted as."""
+    output = agent.output_type
+    if output is None or output is str:
+        return []
+    try:
+        schema = output if isinstance(output, AgentOutputSchemaBase) else AgentOutputSchema(output)
+        if schema.is_plain_text():
+            return []
+        parameters = schema.json_schema()
+    except UserError:  # an output type the SDK rejects: the run fails on its own
+        return []
+    return [
+        {"type": "function", "name": "final_output", "description": "", "parameters": parameters}
+    ]
 
 
 def _listed_mcp_tools(agent: Agent[Any]) -> list[Tool] | None:
