@@ -185,14 +185,14 @@ class Threads(Generic[T]):
 
 
 def snapshot(item: T) -> T:
-    """A copy of `item` as fed, equal to it until it is changed (rule 2). An item whose copy
-    is not equal to it (an object without value equality) is kept itself: only replacing
-    it is seen."""
-    copied = copy.deepcopy(item)
+    """A copy of `item` as fed, equal to it until it is changed (rule 2). An item that
+    cannot be copied, or whose copy is not equal to it (an object without value equality,
+    such as a tool's own result object), is kept itself: only replacing it is seen."""
     try:
+        copied = copy.deepcopy(item)
         same = bool(copied == item)
-    except Exception:  # an equality that cannot answer: compare by identity
-        same = False
+    except Exception:  # a copy or an equality that cannot be made: compare by identity
+        return item
     return copied if same else item
 
 
