@@ -31,6 +31,8 @@ pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 from pydantic import BaseModel
 from pydantic_ai import Agent, FunctionToolset, PromptedOutput, RunContext
 from pydantic_ai.messages import (
+    InstructionBaselinePart,
+    InstructionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -160,3 +162,39 @@ def test_the_instructions_counted_are_the_ones_sent(variant: str) -> None:
     sent = [m for m in server.log.accepted[-1]["messages"] if m["role"] == "system"]
     assert sent == held
     assert "line 74 of STYLE" in sent[0]["content"]
+
+
+def test_instructions_recorded_in_the_history_are_not_messages() -> None:
+    """A toolset's append-mode instructions (an MCP server's, with `include_instructions`)
+    are recorded on requests as `InstructionBaselinePart`s, which are never sent: counted
+    as a message they took the latest user message's protection and it was folded away."""
+
+    class Guide(FunctionToolset[None]):
+        async def get_instructions(self, ctx: RunContext[None]) -> InstructionPart:
+            text = "Use read_file for every module." + (" Be brief." if ctx.run_step > 5 else "")
+            return InstructionPart(text, on_change="append", name="use")  # changes once
+
+    fold = ContextFoldProcessor(WINDOW, "gpt-4o")
+    with ChatModelServer(script(20), window=WINDOW) as server:
+
+        async def main() -> None:
+            provider = OpenAIProvider(base_url=server.base_url, api_key="test-key")
+            async with provider.client:
+                model = OpenAIChatModel("gpt-4o", provider=provider)
+                tools = Guide([read_file, fold.recall_tool()], id="guide")
+                agent = Agent(model, capabilities=[fold.capability()], toolsets=[tools])
+                result = await agent.run("Go on.", message_history=earlier(), usage_limits=NO_LIMIT)
+                parts = [p for m in result.all_messages() for p in m.parts]
+                assert any(isinstance(p, InstructionBaselinePart) for p in parts)
+
+        asyncio.run(main())
+    log = server.log
+    assert log.refusals == []
+    assert max(log.tokens) <= WINDOW
+    latest = {"role": "user", "content": "Go on."}
+    assert all(latest in body["messages"] for body in log.accepted)  # 20 of 22 before
+    assert fold.report is not None
+    assert fold.report.compacted
+    # the change, twice: in the instructions, then as the delta pydantic-ai records on the
+    # request after the hook; the baselines it records the same way start nothing
+    assert fold.restarts == 2

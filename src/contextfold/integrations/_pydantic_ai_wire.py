@@ -2,8 +2,11 @@
 
 Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
 1. Each request part is one chat message (system, user, tool; the legacy
-   `RetryPromptPart` naming a tool is that call's tool message), each response one
-   assistant message with its thinking (in <think> tags), text and function tool calls.
+   `RetryPromptPart` naming a tool is that call's tool message; a change of an
+   append-mode instruction, `InstructionDeltaPart`, the system message pydantic-ai renders
+   it as), each response one assistant message with its thinking (in <think> tags), text
+   and function tool calls. A part never sent (`InstructionBaselinePart`, pydantic-ai's
+   record of a request's instructions) is no message: it travels with its request.
 2. Images and text files count as the images and text they are sent as; parts without an
    OpenAI chat form count as their text.
 3. The tools a request offers are its function tools and output tools, each as
@@ -51,6 +54,14 @@ try:  # pydantic-ai releases since late 2026 split feedback that answers no call
     from pydantic_ai.messages import RetryFeedbackPart
 except ImportError:  # pragma: no cover - older releases have only RetryPromptPart
     RetryFeedbackPart = RetryPromptPart  # type: ignore[misc,assignment]
+
+try:  # pydantic-ai releases with append-mode instructions record them in the history
+    from pydantic_ai.messages import InstructionBaselinePart, InstructionDeltaPart
+
+    _UNSENT: tuple[type, ...] = (InstructionBaselinePart,)
+except ImportError:  # pragma: no cover - older releases have neither
+    InstructionDeltaPart = SystemPromptPart  # type: ignore[misc,assignment]
+    _UNSENT = ()
 
 Wire: TypeAlias = dict[str, Any]
 
@@ -113,6 +124,8 @@ def _request_wire(part: ModelRequestPart) -> Wire:
     """One request part as the chat message pydantic-ai's OpenAI model sends for it."""
     if isinstance(part, SystemPromptPart):
         return {"role": "system", "content": part.content}
+    if isinstance(part, InstructionDeltaPart):
+        return {"role": "system", "content": part.render()}
     if isinstance(part, ToolReturnPart):
         return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
     if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
@@ -158,10 +171,15 @@ Source: TypeAlias = tuple[ModelRequestPart | ModelResponse, ModelMessage]
 """The part (or whole response) a wire message comes from, and its pydantic-ai message."""
 
 
+def sent_parts(message: ModelMessage) -> list[Any]:
+    """The parts of `message` that reach the model (rule 1)."""
+    return [part for part in message.parts if not isinstance(part, _UNSENT)]
+
+
 def message_wires(message: ModelMessage) -> list[tuple[Wire, Source]]:
     if isinstance(message, ModelResponse):
         return [(_response_wire(message), (message, message))]
-    return [(_request_wire(part), (part, message)) for part in message.parts]
+    return [(_request_wire(part), (part, message)) for part in sent_parts(message)]
 
 
 # --- OpenAI chat wire -> pydantic-ai ------------------------------------------------------
@@ -212,11 +230,12 @@ class Request:
         if not self.parts:
             return
         owner = self.owners[0]
+        sent = sent_parts(owner) if isinstance(owner, ModelRequest) else []
         whole = (
             isinstance(owner, ModelRequest)
             and all(o is owner for o in self.owners)
-            and len(owner.parts) == len(self.parts)
-            and all(a is b for a, b in zip(owner.parts, self.parts, strict=True))
+            and len(sent) == len(self.parts)
+            and all(a is b for a, b in zip(sent, self.parts, strict=True))
         )
         out.append(owner if whole and owner is not None else ModelRequest(parts=self.parts))
         self.parts, self.owners = [], []

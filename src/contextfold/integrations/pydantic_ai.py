@@ -66,6 +66,7 @@ from ._pydantic_ai_wire import (
     message_wires,
     new_request_part,
     new_response,
+    sent_parts,
     tool_names,
     tool_wires,
 )
@@ -194,7 +195,7 @@ class ContextFoldProcessor:
             and instructions == self._instructions
             and len(messages) >= len(sent)
             and all(map(operator.is_, messages, sent))
-            and [m.parts for m in messages[: len(sent)]] == self._parts
+            and list(map(sent_parts, messages[: len(sent)])) == self._parts
         )
         if not extends:
             self.restarts += self.manager is not None
@@ -211,7 +212,7 @@ class ContextFoldProcessor:
         """The parts of `sent` as they are now; copied once per message (rule 2)."""
         taken = {id(m): parts for m, parts in zip(self._copied, self._parts, strict=True)}
         self._copied = list(sent)
-        return [taken[id(m)] if id(m) in taken else snapshot(m.parts) for m in sent]
+        return [taken[id(m)] if id(m) in taken else snapshot(sent_parts(m)) for m in sent]
 
     def _observe(self, manager: cf.ContextManager, new: list[ModelMessage]) -> None:
         """Calibrate with the input tokens the provider reported for the view sent last."""
