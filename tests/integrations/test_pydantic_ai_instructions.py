@@ -198,3 +198,30 @@ def test_instructions_recorded_in_the_history_are_not_messages() -> None:
     # the change, twice: in the instructions, then as the delta pydantic-ai records on the
     # request after the hook; the baselines it records the same way start nothing
     assert fold.restarts == 2
+
+
+def test_no_record_of_pydantic_ai_is_a_user_message() -> None:
+    """Records pydantic-ai keeps in requests (settings changes, capability loads, tools made
+    available) are not user messages: after them the latest user message is still the
+    user's, and stays verbatim when the history is folded."""
+    from pydantic_ai.messages import (
+        CapabilityLoadDeltaPart,
+        ModelSettingsDeltaPart,
+        ToolAvailabilityDeltaPart,
+    )
+
+    from contextfold.integrations._pydantic_ai_wire import message_wires
+
+    records = [
+        ModelSettingsDeltaPart(settings={"thinking": "high"}),
+        CapabilityLoadDeltaPart(loaded=["refunds"]),
+        ToolAvailabilityDeltaPart(tools_added=["refund"]),
+    ]
+    latest = ModelRequest(parts=[UserPromptPart("Go on."), *records])
+    roles = [wire["role"] for wire, _ in message_wires(latest)]
+    assert roles == ["user", "system"]
+    fold = ContextFoldProcessor(1_500, "gpt-4o")
+    sent = asyncio.run(fold([*earlier(), latest]))
+    assert sent[-1] is latest  # whole, its records with it
+    assert fold.report is not None
+    assert fold.report.compacted

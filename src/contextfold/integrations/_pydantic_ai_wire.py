@@ -5,8 +5,12 @@ Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
    `RetryPromptPart` naming a tool is that call's tool message; a change of an
    append-mode instruction, `InstructionDeltaPart`, the system message pydantic-ai renders
    it as), each response one assistant message with its thinking (in <think> tags), text
-   and function tool calls. A part never sent (`InstructionBaselinePart`, pydantic-ai's
-   record of a request's instructions) is no message: it travels with its request.
+   and function tool calls. A part the OpenAI chat model never sends (pydantic-ai's
+   records: `InstructionBaselinePart`, `CapabilityLoadDeltaPart`, `ModelSettingsDeltaPart`)
+   is no message: it travels with its request. Tools made available mid-run
+   (`ToolAvailabilityDeltaPart`) are announced in the system voice: a system message
+   naming them. No record is a user message, which would take the latest user message's
+   protection.
 2. Images and text files count as the images and text they are sent as; parts without an
    OpenAI chat form count as their text.
 3. The tools a request offers are its function tools and output tools, each as
@@ -55,12 +59,22 @@ try:  # pydantic-ai releases since late 2026 split feedback that answers no call
 except ImportError:  # pragma: no cover - older releases have only RetryPromptPart
     RetryFeedbackPart = RetryPromptPart  # type: ignore[misc,assignment]
 
-try:  # pydantic-ai releases with append-mode instructions record them in the history
-    from pydantic_ai.messages import InstructionBaselinePart, InstructionDeltaPart
+try:  # pydantic-ai releases that record instructions, loads and settings in the history
+    from pydantic_ai.messages import (
+        CapabilityLoadDeltaPart,
+        InstructionBaselinePart,
+        InstructionDeltaPart,
+        ModelSettingsDeltaPart,
+        ToolAvailabilityDeltaPart,
+    )
 
-    _UNSENT: tuple[type, ...] = (InstructionBaselinePart,)
-except ImportError:  # pragma: no cover - older releases have neither
-    InstructionDeltaPart = SystemPromptPart  # type: ignore[misc,assignment]
+    _UNSENT: tuple[type, ...] = (
+        InstructionBaselinePart,
+        CapabilityLoadDeltaPart,
+        ModelSettingsDeltaPart,
+    )
+except ImportError:  # pragma: no cover - older releases have none of them
+    InstructionDeltaPart = ToolAvailabilityDeltaPart = SystemPromptPart  # type: ignore[misc,assignment]
     _UNSENT = ()
 
 Wire: TypeAlias = dict[str, Any]
@@ -126,6 +140,8 @@ def _request_wire(part: ModelRequestPart) -> Wire:
         return {"role": "system", "content": part.content}
     if isinstance(part, InstructionDeltaPart):
         return {"role": "system", "content": part.render()}
+    if isinstance(part, ToolAvailabilityDeltaPart):
+        return {"role": "system", "content": "Tools now available: " + ", ".join(part.tools_added)}
     if isinstance(part, ToolReturnPart):
         return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
     if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
