@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
-from contextfold.integrations._threads import Threads
+from contextfold.integrations._threads import Threads, snapshot
 
 Message = dict[str, Any]
 
@@ -150,3 +150,36 @@ def test_an_awaited_view_never_waits_for_a_busy_conversation() -> None:
     worker.join()
     assert [wire for wire, _ in pairs] == fast
     assert waited < 5
+
+
+def test_an_item_changed_in_place_is_seen_an_opaque_one_is_compared_by_identity() -> None:
+    import threading
+
+    class Opaque:  # a tool's own result object: no value equality, cannot be deep-copied
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+    def to_wire(message: Message) -> list[dict[str, object]]:
+        return [{k: v for k, v in message.items() if k != "extra"}]
+
+    made: list[cf.ContextManager] = []
+
+    def make(archive: cf.Archive) -> cf.ContextManager:
+        made.append(cf.ContextManager(100_000, archive=archive))
+        return made[-1]
+
+    threads: Threads[Message] = Threads(to_wire)
+    history: list[Message] = [
+        {"role": "user", "content": "My key is sk-1.", "extra": Opaque()},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    threads.view(None, history, make)
+    history.append({"role": "user", "content": "Go on."})
+    threads.view(None, history, make)
+    assert len(made) == 1  # the very objects, one of them opaque: a continuation
+    history[1]["content"] = "Noted, [redacted]."  # changed in place
+    pairs = threads.view(None, history, make)
+    assert len(made) == 2
+    sent = [wire["content"] for wire, _ in pairs]
+    assert sent == ["My key is sk-1.", "Noted, [redacted].", "Go on."]
+    assert snapshot(history[0]) is history[0]  # kept itself: only replacing it is seen

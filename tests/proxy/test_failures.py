@@ -283,7 +283,8 @@ def test_a_one_message_first_request_continues_in_every_format(
         USER,
         {"role": "assistant", "content": [b.model_dump() for b in first.content]},
     ]
-    claude.messages.create(**CLAUDE, messages=[*turn, {"role": "user", "content": [result]}])
+    later = [*turn, {"role": "user", "content": [result]}]
+    claude.messages.create(**CLAUDE, messages=later, tools=TOOLS_ANTHROPIC)
     assert _sessions(running) == 1
     client = _openai(running.url)
     answer = client.responses.create(model="gpt-4o", input=[USER], tools=TOOLS_RESPONSES)

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 import contextfold as cf
 from contextfold._proxy._config import open_store
 from contextfold._proxy._scan import scan
-from contextfold._proxy._sessions import Sessions, Turn, fixed_of
-from contextfold._proxy._wire import ENDPOINTS
+from contextfold._proxy._sessions import Sessions, Turn
+from contextfold._proxy._wire import ENDPOINTS, fixed_of
 
 CHAT = ENDPOINTS["/v1/chat/completions"]
 BUDGET = 4_000

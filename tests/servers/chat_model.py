@@ -5,9 +5,10 @@ Rules:
    framework's own client, retries and parsing run exactly as against the provider.
 2. A request over the context window is refused with the provider's 400
    (`context_length_exceeded`), counted with `cf.count_tokens` over the messages and the
-   tool schemas, as the provider counts both. A request the provider would reject for its
-   tool pairing (`cf.validate`) is refused with the provider's 400 too. Refusals are
-   recorded and never reach the script.
+   tool schemas, as the provider counts both; a structured output's schema
+   (`response_format` of type `json_schema`) counts as one more tool definition. A
+   request the provider would reject for its tool pairing (`cf.validate`) is refused with
+   the provider's 400 too. Refusals are recorded and never reach the script.
 3. Accepted requests go to a script `(body) -> Reply`; the reply comes back as a
    `chat.completion`, or as `chat.completion.chunk` SSE events when `stream` is true.
 4. `agent_script` is the scripted agent the integration tests share: it reads a file per
@@ -115,8 +116,9 @@ class ChatModelServer:
     def count(self, body: Body) -> int:
         """Prompt tokens of the messages and tool schemas, as the provider bills them."""
         request = {"model": self.model, "messages": body.get("messages", [])}
-        if body.get("tools"):
-            request["tools"] = body["tools"]
+        tools = [*(body.get("tools") or []), *_output_schema(body)]
+        if tools:
+            request["tools"] = tools
         return cf.count_tokens(request, self.model, format="openai-chat")
 
     def _refusal(self, body: Body) -> Refusal | None:
@@ -134,6 +136,20 @@ class ChatModelServer:
             )
             return Refusal(400, "context_length_exceeded", message)
         return None
+
+
+def _output_schema(body: Body) -> list[Body]:
+    """A `json_schema` response format as the tool definition it is counted as."""
+    form = body.get("response_format")
+    if not isinstance(form, dict) or form.get("type") != "json_schema":
+        return []
+    spec = form.get("json_schema") or {}
+    function = {
+        "name": spec.get("name", "response"),
+        "description": spec.get("description", ""),
+        "parameters": spec.get("schema", {}),
+    }
+    return [{"type": "function", "function": function}]
 
 
 def _error_body(refusal: Refusal) -> Body:

@@ -464,6 +464,22 @@ def test_gates_never_skip_a_match(sentence: str) -> None:
         assert not _statement._ANAPHORS.isdisjoint(words)
 
 
+_GLUED_GATE_WORDS = st.lists(
+    st.sampled_from(sorted(_cues._GATE_WORDS[0])) | st.sampled_from(list("07'_-.:/ \tAZé")),
+    max_size=12,
+).map("".join)
+
+
+@given(_GLUED_GATE_WORDS | sentences | st.text(alphabet=st.characters(max_codepoint=127)))
+def test_words_of_reads_the_runs_of_a_to_z(text: str) -> None:
+    """`words_of` splits ASCII text by a byte table: the gate words among the runs of a-z
+    that `[a-z]+` finds, in any text."""
+    folded = _cues.fold(text)
+    _cues._WORDS_OF.clear()
+    expected = _cues._GATE_WORDS[0].intersection(re.findall("[a-z]+", folded))
+    assert _cues.words_of(folded) == expected
+
+
 _TEXT_PIECES = (
     *_WORD_PIECES,
     *",;()[]{}<>\"'`=|*!?",

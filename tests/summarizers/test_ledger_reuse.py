@@ -7,13 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold import LedgerSummarizer, Message, SummaryRequest, clear_caches
+from contextfold._statements._facts import normalize
+from contextfold._statements._kinds import replaced_values
+from contextfold._statements._values import values
 from contextfold._summarizers import _ledger
 from contextfold._summarizers._ledger import estimate_tokens, merge, pool_size
 from contextfold._summarizers._ledger_bound import bound
 from contextfold._summarizers._ledger_carried import carried_test, without_carried
 from contextfold._summarizers._ledger_extract import Extraction, extract
-from contextfold._summarizers._ledger_reading import Reading, reading
-from contextfold._summarizers._ledger_text import Entry, parse
+from contextfold._summarizers._ledger_reading import UNREAD, Reading, reading
+from contextfold._summarizers._ledger_text import VALUES, Entry, Section, parse
 
 from .test_ledger import agent, call, group_entries, result, text_entries, user
 
@@ -141,3 +144,68 @@ def test_a_ledger_written_before_is_reused_only_for_the_same_request(
     before = learner.summarize(first).text
     learning.scale = 50
     assert learner.summarize(first).text != before  # asked again, not remembered
+
+
+def _eager_covered(entry: Entry, carried: list[str], stale: list[str]) -> bool:
+    """Rules 1-3 of `_ledger_carried` as first written: every stale value read up front."""
+    said = [t for t in (*carried, *stale) if t]
+    current = {v for t in carried for v in values(t)} - {
+        v for t in carried for v in replaced_values(t)
+    }
+    old = ({v for t in stale for v in values(t)} - current) | {
+        v for t in (*carried, *stale) for v in replaced_values(t)
+    }
+    if entry.section in VALUES:
+        return entry.text in old or any(entry.text in t for t in said)
+    if entry.section not in {"goals", "decisions", "state", "notes"}:
+        return False
+    if entry.text.startswith(UNREAD):
+        return False
+    text = normalize(entry.text.rstrip("\u2026"))
+    folded = [f for f in map(normalize, said) if f]
+    if text and any(text in f or f in text for f in folded):
+        return True
+    return any(value in entry.text for value in old)
+
+
+_PIECES = [
+    "Use Python 3.12",
+    "not 3.11",
+    "my order is ORD-17",
+    "instead of Postgres",
+    "ship v2.4.1 on 2026-05-02",
+    "ask Alice Smith",
+    "the host db-7 is outdated",
+    "budget $800",
+    "port 8080",
+    "src/app/main.py",
+    "keep it short",
+    "3 bags",
+]
+_SECTIONS: list[Section] = ["goals", "notes", "state", "user", "identifiers", "files"]
+_statement_st = st.lists(st.sampled_from(_PIECES), min_size=1, max_size=3).map(" and ".join)
+
+
+@given(
+    st.lists(_statement_st, max_size=4),
+    st.lists(_statement_st, max_size=6),
+    st.lists(
+        st.tuples(
+            st.sampled_from(_SECTIONS),
+            st.lists(st.sampled_from([*_PIECES, "3", "ORD", "Alice", "x"]), min_size=1, max_size=3),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+)
+def test_stale_values_read_lazily_leave_out_what_reading_them_all_did(
+    carried: list[str], stale: list[str], drawn: list[tuple[Section, list[str]]]
+) -> None:
+    """Rule 5: value entries decided by containment alone, stale values read one statement
+    at a time, leave out exactly what the eager reading of every stale value did."""
+    covered = carried_test(carried, stale)
+    entries = [Entry(section, " ".join(words)) for section, words in drawn]
+    if covered is None:
+        assert not [*carried, *stale]
+        return
+    assert [covered(e) for e in entries] == [_eager_covered(e, carried, stale) for e in entries]

@@ -61,3 +61,19 @@ def test_piece_counts_are_cached_and_bounded(monkeypatch: pytest.MonkeyPatch) ->
     for i in range(25):
         assert counts[f" word{i}"] >= 1
     assert 0 < len(counts) <= 10
+
+
+def test_a_long_piece_is_merged_natively_with_the_same_count() -> None:
+    """Rule 5: a piece of NATIVE_BYTES or more goes to tiktoken's own merge of the same
+    ranks (seconds in Python for a million blanks); the count is the Python merge's."""
+    counts = PieceCounts(RANKS)
+    for piece in (" " * _bpe.NATIVE_BYTES, "ab" * (_bpe.NATIVE_BYTES // 2 + 3)):
+        assert counts[piece] == merged_length(piece.encode(), RANKS) == exact(piece.encode())
+    assert _bpe._native(RANKS) is not None
+    assert _bpe._native(dict(RANKS)) is None  # other ranks: merged here
+
+
+def test_without_tiktoken_a_long_piece_is_merged_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bpe, "_native", lambda ranks: None)
+    piece = "x" * _bpe.NATIVE_BYTES
+    assert PieceCounts(RANKS)[piece] == exact(piece.encode())

@@ -43,7 +43,7 @@ from ._config import Config, open_store
 from ._marks import remarked
 from ._metrics import Metrics
 from ._scan import scan
-from ._sessions import SESSION_HEADER, Sessions, Turn, fixed_of
+from ._sessions import SESSION_HEADER, Sessions, Turn
 from ._upstream import (
     UPSTREAM_ERRORS,
     Upstreams,
@@ -54,7 +54,7 @@ from ._upstream import (
     send,
     without_encoding,
 )
-from ._wire import ENDPOINTS, Endpoint, items_of, splice, with_recall_tool
+from ._wire import ENDPOINTS, Endpoint, fixed_of, items_of, splice, with_recall_tool
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"

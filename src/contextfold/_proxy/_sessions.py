@@ -53,7 +53,7 @@ from ._marks import Marks, marks_of, unmarked
 from ._prefixes import Prefixes
 from ._scan import Rest, scan_rest
 from ._store import Meta, SessionStore
-from ._wire import Encoder, Endpoint, digest, is_ours, root_of, with_recall_tool
+from ._wire import Encoder, Endpoint, counted_tools, digest, fixed_of, is_ours, root_of
 
 SESSION_HEADER: Final = "x-contextfold-session"
 _LOG_LIMIT: Final = 64
@@ -69,11 +69,6 @@ def anchor(length: int) -> int:
 
 def _is_anchor(index: int) -> bool:
     return (index + 1) & index == 0
-
-
-def fixed_of(body: Mapping[str, object], endpoint: Endpoint) -> tuple[object, object]:
-    """What of the root a body may carry after its items: model and system prompt."""
-    return body.get("model"), body.get(endpoint.system) if endpoint.system else None
 
 
 @dataclass(slots=True)
@@ -93,7 +88,7 @@ class Live:
     """The last body's bytes up to the end of its last item (rule 5)."""
     head: dict[str, Any] = field(default_factory=dict)
     """The last body's members before its items."""
-    fixed: tuple[object, object] = (None, None)
+    fixed: tuple[object, ...] = ()
     marks: Marks = ()
     """The last request's marked items (rule 6): a body read past its prefix still has
     the ones in the prefix."""
@@ -218,7 +213,7 @@ class Sessions:
         return replace(turn, marks=live.marks)
 
     def remember(
-        self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, object]
+        self, live: Live, prefix: bytes, head: dict[str, Any], fixed: tuple[object, ...]
     ) -> None:
         """Keep the body's prefix for the session's next request (rule 5)."""
         if self._live.get(live.meta.sid) is not live:
@@ -295,12 +290,12 @@ class Sessions:
     ) -> cf.ContextManager:
         model = body.get("model")
         name = model if isinstance(model, str) else None
-        tools = with_recall_tool(body.get("tools"), endpoint.format)
+        tools = counted_tools(body, endpoint)
         try:
             return self._new(budget, name, endpoint, tools, archive)
         except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
             room = max(1, budget - len(json.dumps(tools)) // 3)
-            return self._new(room, name, endpoint, with_recall_tool([], endpoint.format), archive)
+            return self._new(room, name, endpoint, counted_tools({}, endpoint), archive)
 
     def _new(
         self, budget: int, name: str | None, endpoint: Endpoint, tools: object, archive: cf.Archive

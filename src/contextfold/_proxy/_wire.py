@@ -12,6 +12,13 @@ Rules:
 3. The compacted body is the client's body with the view in place of the items and the
    recall tool added to its tools. Each item's JSON is encoded once per session and the
    body is spliced from those bytes, so a turn does not re-encode the whole history.
+4. What a session's manager counts besides the items is the request's tools (plus the
+   recall tool) and its structured-output schema (`response_format`, Responses'
+   `text.format`, Anthropic's `output_config.format` or `output_format`), which it counts
+   as one more tool definition. Both belong to the root (`root_of`) and to what a body may
+   carry after its items (`fixed_of`): a request that offers other tools or asks for
+   another schema starts a new session counting them (tools compared without their cache
+   marks, which a client may move).
 """
 
 from __future__ import annotations
@@ -68,10 +75,66 @@ def digest(value: object) -> str:
 
 
 def root_of(body: Mapping[str, object], endpoint: Endpoint, items: Sequence[object]) -> str:
-    """What every request of one conversation shares: endpoint, model, system prompt and
-    first two items (a chat's system message and its first user message, say)."""
+    """What every request of one conversation shares: endpoint, model, system prompt,
+    tools and output schema (rule 4) and first two items (a chat's system message and its
+    first user message, say)."""
+    return digest([endpoint.format, *fixed_of(body, endpoint), items[:2]])
+
+
+def fixed_of(body: Mapping[str, object], endpoint: Endpoint) -> tuple[object, ...]:
+    """What of the root a body may carry after its items: model, system prompt, tools
+    without their cache marks and output schema (rule 4)."""
     system = body.get(endpoint.system) if endpoint.system else None
-    return digest([endpoint.format, body.get("model"), system, items[:2]])
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        tools = [_unmarked(tool) for tool in tools]
+    return body.get("model"), system, tools, output_schema(body, endpoint)
+
+
+def _unmarked(tool: object) -> object:
+    if isinstance(tool, dict) and "cache_control" in tool:
+        return {k: v for k, v in tool.items() if k != "cache_control"}
+    return tool
+
+
+def counted_tools(body: Mapping[str, object], endpoint: Endpoint) -> list[object]:
+    """The tools a session's manager counts: the request's, the recall tool and the
+    output schema as one more definition (rule 4)."""
+    tools = with_recall_tool(body.get("tools"), endpoint.format)
+    schema = output_schema(body, endpoint)
+    if schema is None:
+        return tools
+    name = str(schema.get("name") or "structured_output")
+    description, parameters = schema.get("description"), schema.get("schema", {})
+    if endpoint.format == "anthropic":
+        return [*tools, {"name": name, "description": description, "input_schema": parameters}]
+    spec = {"name": name, "description": description, "parameters": parameters}
+    if endpoint.format == "openai-responses":
+        return [*tools, {"type": "function", **spec}]
+    return [*tools, {"type": "function", "function": spec}]
+
+
+_SCHEMA_KEYS: Final[Mapping[cf.Format, tuple[str, ...]]] = {
+    "openai-responses": ("text",),
+    "anthropic": ("output_config", "output_format"),
+}
+"""Where a body keeps its output format: in `format` of the key, `output_format` itself."""
+
+
+def output_schema(body: Mapping[str, object], endpoint: Endpoint) -> dict[str, object] | None:
+    """The structured-output format the request asks for (rule 4), None for none."""
+    if endpoint.format == "openai-chat":
+        holder = body.get("response_format")
+        json_schema = isinstance(holder, dict) and holder.get("type") == "json_schema"
+        inner = holder.get("json_schema") if json_schema and isinstance(holder, dict) else None
+        return inner if isinstance(inner, dict) else None
+    for key in _SCHEMA_KEYS[endpoint.format]:
+        holder = body.get(key)
+        inside = key != "output_format" and isinstance(holder, dict)
+        found = holder.get("format") if inside and isinstance(holder, dict) else holder
+        if isinstance(found, dict) and found.get("type") == "json_schema":
+            return found
+    return None
 
 
 def with_recall_tool(tools: object, format: cf.Format) -> list[object]:

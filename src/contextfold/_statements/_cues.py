@@ -141,7 +141,11 @@ _ROWS: Final[dict[int, _Rows]] = {}
 
 
 def _read_words_of(folded: str) -> frozenset[str]:
-    found = _GATE_WORDS[0].intersection(_LETTERS.findall(folded))
+    if folded.isascii():  # the runs of a-z: every other byte a space, then split in C
+        runs = folded.encode("ascii").translate(_NOT_LETTERS).decode("ascii").split()
+    else:
+        runs = _LETTERS.findall(folded)
+    found = _GATE_WORDS[0].intersection(runs)
     shared = _SHARED.get(found)
     if shared is not None:
         return shared
@@ -152,6 +156,8 @@ def _read_words_of(folded: str) -> frozenset[str]:
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
+_NOT_LETTERS: Final = bytes(b if 0x61 <= b <= 0x7A else 0x20 for b in range(256))
+"""A byte table that keeps a-z and makes every other byte a space (`_LETTERS` in ASCII)."""
 _GATE_WORDS: Final[list[frozenset[str]]] = [frozenset()]
 """Every word some gate names (`gated`), as one frozen set."""
 _GATED: Final[dict[str, str]] = {}

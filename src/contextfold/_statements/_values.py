@@ -170,7 +170,7 @@ def _stated(text: str, tokens: list[str]) -> Collection[str]:
         return known
     if _VALUE_MARK.search(text) is None and text.isascii():
         return NO_VALUES
-    if all(map(_plain, filter(_word_subjects, tokens))) and _OTHER_DIGIT.search(text) is None:
+    if not any(map(_unplain, tokens)) and (text.isascii() or _OTHER_DIGIT.search(text) is None):
         return [*_NAME.findall(text), *_wide_names(text), *spaced_values(text)]
     return values(text)
 
@@ -180,8 +180,15 @@ def _plain(token: str) -> bool:
     return token.isalpha() and (token[1:].islower() or (len(token) == 2 and token.isupper()))
 
 
+def _read_unplain(token: str) -> bool:
+    """Whether `token` gives subject words and is not `_plain` (`_stated`: every token of a
+    statement is asked, so the answer is cached per word)."""
+    return bool(_word_subjects(token)) and not _plain(token)
+
+
 _OTHER_DIGIT: Final = re.compile(r"(?![0-9])\d")
-"""A digit other than 0-9 (which `\\d` in a shape's pattern also matches)."""
+"""A digit other than 0-9 (which `\\d` in a shape's pattern also matches): never in ASCII
+text, which is not searched (the pattern has no first character to skip to)."""
 
 
 def _read_word_subjects(word: str) -> tuple[str, ...]:
@@ -231,4 +238,5 @@ _VALUES: Final = Memo(_read_values, 1 << 15)
 values: Final = _VALUES.__getitem__
 subject_words: Final = Memo(_read_subject_words, 1 << 15).__getitem__
 _word_subjects: Final = WordMemo(_read_word_subjects, 1 << 16).__getitem__
+_unplain: Final = WordMemo(_read_unplain, 1 << 16).__getitem__
 """Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""

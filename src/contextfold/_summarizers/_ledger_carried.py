@@ -11,12 +11,17 @@ Rules:
    wherever it came from, and so is that value itself.
 4. The ledger's own note on the messages it did not read (`_ledger_reading.UNREAD`) is
    not a statement: it is never left out.
+5. Speed never changes what is left out. A value is quoted verbatim from its statement
+   (`_facts` rule 1), so a stale value is one a statement contains: rule 2 alone decides
+   a value entry. The stale values are read only for a text entry that rule 1 keeps, one
+   statement at a time, until one is in the entry (most entries are decided before, and
+   an entry that names one names it early).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import accumulate
@@ -105,13 +110,45 @@ def carried_test(carried: Sequence[str], stale: Sequence[str]) -> Callable[[Entr
     if not carried and not stale:
         return None
     said = _prepared(tuple(t for t in (*carried, *stale) if t))
-    current = {v for t in carried for v in values(t)} - {
-        v for t in carried for v in replaced_values(t)
-    }
-    old = ({v for t in stale for v in values(t)} - current) | {
-        v for t in (*carried, *stale) for v in replaced_values(t)
-    }
-    return partial(_covered, said=said, old=old)
+    return partial(_covered, said=said, old=_Stale(tuple(carried), tuple(stale)))
+
+
+class _Stale:
+    """The stale values of rule 3, read as far as the entries asked about need (rule 5):
+    the values of `stale` that `carried` does not state as current, and every value a
+    statement names as replaced."""
+
+    __slots__ = ("_carried", "_known", "_pending")
+
+    def __init__(self, carried: tuple[str, ...], stale: tuple[str, ...]) -> None:
+        self._carried = carried
+        self._known: set[str] = set()
+        """The stale values read so far."""
+        self._pending = self._read(stale)
+
+    def _read(self, stale: tuple[str, ...]) -> Iterator[frozenset[str]]:
+        """The stale values, a statement's at a time."""
+        carried = self._carried
+        current = {v for t in carried for v in values(t)} - {
+            v for t in carried for v in replaced_values(t)
+        }
+        for text in stale:
+            yield values(text).difference(current)
+        for text in (*carried, *stale):
+            yield replaced_values(text)
+
+    def named_in(self, text: str) -> bool:
+        """Whether `text` holds a stale value."""
+        known = self._known
+        if any(value in text for value in known):
+            return True
+        for found in self._pending:
+            if found <= known:
+                continue
+            known.update(found)
+            if any(value in text for value in found):
+                return True
+        return False
 
 
 @lru_cache(maxsize=_PREPARED)
@@ -122,12 +159,12 @@ def _prepared(said: tuple[str, ...]) -> _Said:
 on_clear(_prepared.cache_clear)
 
 
-def _covered(entry: Entry, said: _Said, old: set[str]) -> bool:
+def _covered(entry: Entry, said: _Said, old: _Stale) -> bool:
     if entry.section in VALUES:
-        return entry.text in old or said.contains(entry.text)
+        return said.contains(entry.text)  # a stale value is one a statement contains (rule 5)
     if entry.section not in _TEXT_SECTIONS or entry.text.startswith(UNREAD):
         return False
     text = normalize(entry.text.rstrip(_ELLIPSIS))
     if text and said.overlaps(text):
         return True
-    return any(value in entry.text for value in old)
+    return old.named_in(entry.text)

@@ -3,8 +3,8 @@
 Rules:
 1. Totals are additive: `count_conversation(conv, counter) == fixed_overhead(conv, counter)
    + sum(counter.count(m) for m in conv.messages)`. The planner sums unit counts and relies
-   on it. Fixed overhead is reply priming plus tool definitions; everything else belongs to
-   a message.
+   on it. Fixed overhead is reply priming, tool definitions and the output schema (rule 6);
+   everything else belongs to a message.
 2. A message costs its profile's framing, its role and name when the profile counts them,
    and each part: text-like parts their text, tool calls their id, name and arguments plus
    framing, tool results their call id and inner parts, images their provider formula,
@@ -21,6 +21,11 @@ Rules:
    bound must exceed the distinct texts of the largest history compacted at once (about
    1.75 per message): a compaction reads every count several times in order, and an LRU
    smaller than that re-encodes everything on every read.
+6. A request body's structured-output schema is prompt text too: Chat Completions'
+   `response_format.json_schema`, Responses' `text.format` and Anthropic's
+   `output_config.format` (or the beta `output_format`), when their type is
+   `json_schema`, cost the JSON text of that object (name, description, schema). The
+   providers render it their own way; the JSON text errs high, as a budget must.
 """
 
 from __future__ import annotations
@@ -158,9 +163,12 @@ class Accountant:
                 assert_never(part)
 
     def fixed(self, conversation: Conversation) -> int:
-        """Reply priming plus the tool definitions offered with the request."""
+        """Reply priming plus the tool definitions and output schema of the request."""
         profile = self.overheads
         total = profile.reply_priming
+        schema = output_schema(conversation.extras) if conversation.extras else None
+        if schema is not None:
+            total += self.count_text(_json(schema))
         if not conversation.tools:
             return total
         total += profile.tool_prompt
@@ -247,6 +255,20 @@ def _hosted_json(tool: ToolSpec) -> str:
         return ""
     config = {k: v for k, v in tool.extras.items() if k not in ("type", "name")}
     return _json(config) if config else ""
+
+
+def output_schema(body: Mapping[str, object]) -> Mapping[str, object] | None:
+    """The structured-output format a request body asks for, if any (rule 6)."""
+    chat = body.get("response_format")
+    if isinstance(chat, Mapping) and chat.get("type") == "json_schema":
+        inner = chat.get("json_schema")
+        return inner if isinstance(inner, Mapping) else chat
+    for key, inside in (("text", "format"), ("output_config", "format"), ("output_format", None)):
+        holder = body.get(key)
+        found = holder.get(inside) if isinstance(holder, Mapping) and inside else holder
+        if isinstance(found, Mapping) and found.get("type") == "json_schema":
+            return found
+    return None
 
 
 def fixed_overhead(conversation: Conversation, counter: TokenCounter) -> int:

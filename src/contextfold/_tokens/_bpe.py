@@ -12,20 +12,26 @@ Rules:
    on first use (about 0.25 s and 25 MB, once per process); no third-party code runs.
 4. Counts are cached per piece in a plain dict (`PieceCounts`, looked up at C speed),
    cleared when it reaches MAX_PIECES entries, so a long-running process stays bounded.
+5. A piece of NATIVE_BYTES or more (a run of a million blanks or of one letter, which
+   takes seconds here) is merged by tiktoken's own `_encode_single_piece` over the same
+   ranks when tiktoken is installed: the same merges (rule 1; the tests compare the two),
+   in native code. Without tiktoken it is merged here, as every other piece.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from heapq import heapify, heappop, heappush
 from typing import Final
 
 from ._load import ENCODINGS, parse_ranks, read_packaged
 
-__all__ = ["MAX_PIECES", "PieceCounts", "merged_length", "o200k_ranks"]
+__all__ = ["MAX_PIECES", "NATIVE_BYTES", "PieceCounts", "merged_length", "o200k_ranks"]
 
 MAX_PIECES: Final = 1 << 16
+NATIVE_BYTES: Final = 1 << 16
+"""Pieces this long are merged by tiktoken when it is installed (rule 5)."""
 _DEAD: Final = -2
 
 
@@ -79,5 +85,30 @@ class PieceCounts(dict[str, int]):
     def __missing__(self, piece: str) -> int:
         if len(self) >= MAX_PIECES:
             self.clear()
-        count = self[piece] = merged_length(piece.encode("utf-8"), self.ranks)
+        data = piece.encode("utf-8")
+        native = _native(self.ranks) if len(data) >= NATIVE_BYTES else None
+        count = merged_length(data, self.ranks) if native is None else native(data)
+        self[piece] = count
         return count
+
+
+def _native(ranks: Mapping[bytes, int]) -> Callable[[bytes], int] | None:
+    """tiktoken's merge of one piece, for o200k's ranks; None without tiktoken (rule 5)."""
+    return _o200k_merger() if ranks is o200k_ranks() else None
+
+
+@cache
+def _o200k_merger() -> Callable[[bytes], int] | None:
+    try:
+        import tiktoken  # noqa: PLC0415 - optional extra, imported lazily (STYLE 15)
+    except ImportError:
+        return None
+    spec = ENCODINGS["o200k_base"]
+    ranks = o200k_ranks()
+    encoding = tiktoken.Encoding(
+        spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=ranks if isinstance(ranks, dict) else dict(ranks),
+        special_tokens={},
+    )
+    return lambda data: len(encoding._encode_single_piece(data))

@@ -15,6 +15,8 @@ Rules:
 5. tiktoken counts a long text chunk by chunk where its encoding's pattern makes the counts
    add up (`_chunks`), so the token list it returns stays small; other texts in one call.
    Hugging Face tokenizers have pre-tokenizers of every kind: their texts go in one call.
+6. A text tiktoken's regex cannot split (a run of about a million spaces makes it panic)
+   is split by `_long_runs` into parts whose counts add up, so it is counted exactly.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ._chunks import CHUNK_CHARS, chunks, splits_at_cuts
 from ._heuristic import count_text as heuristic_count
 from ._images import image_rule_for
 from ._load import encoding as load_encoding
+from ._long_runs import LONG_RUN, is_panic, risky, split_len
 from ._profiles import overheads_for
 
 if TYPE_CHECKING:
@@ -121,7 +124,7 @@ class HeuristicCounter(_Accounted):
 class TiktokenCounter(_Accounted):
     """Exact OpenAI counts with a tiktoken Encoding (packaged data, no network)."""
 
-    __slots__ = ("_encode", "encoding", "name")
+    __slots__ = ("_encode", "_splits", "encoding", "name")
 
     def __init__(
         self,
@@ -137,13 +140,28 @@ class TiktokenCounter(_Accounted):
         self.name = f"tiktoken:{self.encoding.name}"
         split = self.encoding.name in _SPLIT_AT_SPACES
         floor = runs_of_non_space if split else None
-        count = self._chunked_len if splits_at_cuts(self.encoding) else self._encode_len
+        self._splits = splits_at_cuts(self.encoding)
+        count = self._chunked_len if self._splits else self._encode_len
         self._acct = _accountant(count, format, model, cache_size, floor_text=floor)
 
     def __repr__(self) -> str:
         return f"TiktokenCounter(name={self.name!r}, format={self._acct.overheads.format!r})"
 
     def _encode_len(self, text: str) -> int:
+        """The tokens of `text`; one tiktoken cannot split is split first (rule 6)."""
+        if len(text) >= LONG_RUN and risky(text):
+            return split_len(self.encoding, text, self._plain_len)
+        try:
+            return len(self._encode(text))
+        except BaseException as exc:  # a Rust panic is a BaseException (rule 6)
+            if not is_panic(exc):
+                raise
+        return split_len(self.encoding, text, self._plain_len, long_piece=1)
+
+    def _plain_len(self, text: str) -> int:
+        """`_encode_len` of a text holding no long run, in chunks where they add up."""
+        if self._splits and len(text) > CHUNK_CHARS:
+            return sum(len(self._encode(chunk)) for chunk in chunks(text))
         return len(self._encode(text))
 
     def _chunked_len(self, text: str) -> int:

@@ -2,8 +2,15 @@
 
 Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
 1. Each request part is one chat message (system, user, tool; the legacy
-   `RetryPromptPart` naming a tool is that call's tool message), each response one
-   assistant message with its thinking (in <think> tags), text and function tool calls.
+   `RetryPromptPart` naming a tool is that call's tool message; a change of an
+   append-mode instruction, `InstructionDeltaPart`, the system message pydantic-ai renders
+   it as), each response one assistant message with its thinking (in <think> tags), text
+   and function tool calls. A part the OpenAI chat model never sends (pydantic-ai's
+   records: `InstructionBaselinePart`, `CapabilityLoadDeltaPart`, `ModelSettingsDeltaPart`)
+   is no message: it travels with its request. Tools made available mid-run
+   (`ToolAvailabilityDeltaPart`) are announced in the system voice: a system message
+   naming them. No record is a user message, which would take the latest user message's
+   protection.
 2. Images and text files count as the images and text they are sent as; parts without an
    OpenAI chat form count as their text.
 3. The tools a request offers are its function tools and output tools, each as
@@ -11,12 +18,18 @@ Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
    schema goes out as `response_format` and is counted as one more definition.
 4. Back from the wire, compaction artifacts become new parts (a summary a `CompactionPart`);
    a request whose parts all come back together stays the original request.
+5. A request's instructions (static, dynamic, a toolset's, a prompted output's schema) are
+   not in its history: its OpenAI chat model sends each part of the prefix as one system
+   message after the history's leading system prompts. Parts a loaded capability states
+   through the history (`'via_history'`) go out as history after the hooks and are not
+   counted here.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from pydantic_ai import BinaryContent, ImageUrl, TextContent
@@ -36,6 +49,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE
 from pydantic_ai.tools import ToolDefinition
 
 import contextfold as cf
@@ -44,6 +58,24 @@ try:  # pydantic-ai releases since late 2026 split feedback that answers no call
     from pydantic_ai.messages import RetryFeedbackPart
 except ImportError:  # pragma: no cover - older releases have only RetryPromptPart
     RetryFeedbackPart = RetryPromptPart  # type: ignore[misc,assignment]
+
+try:  # pydantic-ai releases that record instructions, loads and settings in the history
+    from pydantic_ai.messages import (
+        CapabilityLoadDeltaPart,
+        InstructionBaselinePart,
+        InstructionDeltaPart,
+        ModelSettingsDeltaPart,
+        ToolAvailabilityDeltaPart,
+    )
+
+    _UNSENT: tuple[type, ...] = (
+        InstructionBaselinePart,
+        CapabilityLoadDeltaPart,
+        ModelSettingsDeltaPart,
+    )
+except ImportError:  # pragma: no cover - older releases have none of them
+    InstructionDeltaPart = ToolAvailabilityDeltaPart = SystemPromptPart  # type: ignore[misc,assignment]
+    _UNSENT = ()
 
 Wire: TypeAlias = dict[str, Any]
 
@@ -106,6 +138,10 @@ def _request_wire(part: ModelRequestPart) -> Wire:
     """One request part as the chat message pydantic-ai's OpenAI model sends for it."""
     if isinstance(part, SystemPromptPart):
         return {"role": "system", "content": part.content}
+    if isinstance(part, InstructionDeltaPart):
+        return {"role": "system", "content": part.render()}
+    if isinstance(part, ToolAvailabilityDeltaPart):
+        return {"role": "system", "content": "Tools now available: " + ", ".join(part.tools_added)}
     if isinstance(part, ToolReturnPart):
         return {"role": "tool", "tool_call_id": part.tool_call_id, "content": _tool_content(part)}
     if isinstance(part, RetryPromptPart) and part.tool_name is not None:  # a tool's retry
@@ -151,10 +187,15 @@ Source: TypeAlias = tuple[ModelRequestPart | ModelResponse, ModelMessage]
 """The part (or whole response) a wire message comes from, and its pydantic-ai message."""
 
 
+def sent_parts(message: ModelMessage) -> list[Any]:
+    """The parts of `message` that reach the model (rule 1)."""
+    return [part for part in message.parts if not isinstance(part, _UNSENT)]
+
+
 def message_wires(message: ModelMessage) -> list[tuple[Wire, Source]]:
     if isinstance(message, ModelResponse):
         return [(_response_wire(message), (message, message))]
-    return [(_request_wire(part), (part, message)) for part in message.parts]
+    return [(_request_wire(part), (part, message)) for part in sent_parts(message)]
 
 
 # --- OpenAI chat wire -> pydantic-ai ------------------------------------------------------
@@ -205,11 +246,12 @@ class Request:
         if not self.parts:
             return
         owner = self.owners[0]
+        sent = sent_parts(owner) if isinstance(owner, ModelRequest) else []
         whole = (
             isinstance(owner, ModelRequest)
             and all(o is owner for o in self.owners)
-            and len(owner.parts) == len(self.parts)
-            and all(a is b for a, b in zip(owner.parts, self.parts, strict=True))
+            and len(sent) == len(self.parts)
+            and all(a is b for a, b in zip(sent, self.parts, strict=True))
         )
         out.append(owner if whole and owner is not None else ModelRequest(parts=self.parts))
         self.parts, self.owners = [], []
@@ -242,3 +284,20 @@ def _tool_wire(tool: ToolDefinition) -> Wire:
     if tool.strict:
         function["strict"] = True
     return {"type": "function", "function": function}
+
+
+# --- the instructions a request sends ---------------------------------------------------
+
+
+def instruction_wires(parameters: ModelRequestParameters) -> list[Wire]:
+    """The request's instructions as the system messages sent for them (rule 5)."""
+    texts = [
+        part.content
+        for part in parameters.instruction_parts or []
+        if parameters.instruction_visibility_of(part) == "prefix"
+    ]
+    if parameters.output_mode == "prompted" and parameters.prompted_output_template is None:
+        parameters = replace(parameters, prompted_output_template=DEFAULT_PROMPTED_OUTPUT_TEMPLATE)
+    if parameters.output_mode == "prompted" and (schema := parameters.prompted_output_instructions):
+        texts.append(schema)  # the model's own preparation appends it after the hooks
+    return [{"role": "system", "content": text} for text in texts]

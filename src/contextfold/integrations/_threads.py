@@ -5,14 +5,15 @@ Rules:
    LangGraph thread, a LiteLLM session) keeps one `cf.ContextManager`, and a call costs
    O(new messages): only the items after those already fed are converted and added.
 2. The history continues the conversation when every item fed so far is still there, in
-   order and unchanged: the same object, or an equal copy (a checkpointer's). The check
-   is one list comparison, run in C: items that are the very objects fed cost a pointer
-   compare each, so a call stays O(new items) in practice; only copies are compared by
-   content. Anything else (an item edited, inserted or removed anywhere, a shorter
-   history, another conversation under the same key) starts a fresh manager over the
-   whole history. An item changed in place (the same object, mutated) is not seen.
-   All managers share one archive, so every reference shown to the model stays
-   recallable, whichever conversation made it.
+   order and unchanged: equal to the copy taken when it was fed (`snapshot`), so an item
+   changed in place (the very object fed, its content edited: a redaction) is seen too.
+   The check is one list comparison; the copies share the items' strings, so comparing
+   them costs a pointer compare per string, not a pass over the text. Anything else (an
+   item edited, inserted or removed anywhere, a shorter history, another conversation
+   under the same key, other tools: rule 6) starts a fresh manager over the whole
+   history. All managers
+   share one archive, so every reference shown to the model stays recallable,
+   whichever conversation made it.
 3. The view comes back paired with the original items: a message the manager kept
    unchanged maps to the framework's own object (ids, metadata and provider blocks
    intact); compaction artifacts (markers, summaries, the card) map to None and the
@@ -26,10 +27,14 @@ Rules:
    run without a checkpointer has the same key) never see each other's messages. An
    awaited call never blocks the event loop on that lock: while the conversation is busy
    it views its history with a manager of its own.
+6. A manager counts the tools of the call that made it, so a conversation's calls also
+   carry what their manager was made for (`setup`: the tools as counted): a call whose
+   setup differs (tools added, taken away or changed) starts a fresh manager too.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -47,8 +52,10 @@ Wire = dict[str, object]
 @dataclass
 class _Thread(Generic[T]):
     manager: cf.ContextManager
+    setup: object = None
+    """What the manager was made for (rule 6)."""
     fed: list[T] = field(default_factory=list)
-    """Every item fed, in order (rule 2); it holds references, not copies."""
+    """A copy of every item fed, in order (rule 2)."""
     origins: dict[int, tuple[cf.Message, T, int]] = field(default_factory=dict)
     """id(neutral message) -> (that message, the item it came from, how many messages
     that item became) (rule 3)."""
@@ -60,9 +67,11 @@ class _Thread(Generic[T]):
         """How many items were fed."""
         return len(self.fed)
 
-    def continues(self, items: Sequence[T]) -> bool:
-        """Whether `items` starts with every item fed (rule 2)."""
+    def continues(self, items: Sequence[T], setup: object) -> bool:
+        """Whether `items` starts with every item fed (rule 2), for the same setup (rule 6)."""
         fed = self.fed
+        if setup != self.setup:
+            return False
         if len(items) < len(fed):
             return False
         head = items[: len(fed)]
@@ -94,23 +103,32 @@ class Threads(Generic[T]):
         return None if thread is None else thread.manager
 
     def view(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object = None,
     ) -> list[tuple[Wire, T | None]]:
-        """The compacted view of `items`, each wire message with its original item."""
+        """The compacted view of `items`, each wire message with its original item; `make`
+        makes a manager for `setup` (rule 6) when the conversation has none that fits."""
         while True:
-            thread = self._thread(key, items, make)
+            thread = self._thread(key, items, make, setup)
             with thread.lock:
-                if thread.continues(items):  # still: another call may have fed it (rule 5)
+                if thread.continues(items, setup):  # still: another call may have fed it
                     self._feed(thread, items)
                     return self._pair(thread, thread.manager.view())
 
     async def aview(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object = None,
     ) -> list[tuple[Wire, T | None]]:
         """Awaitable `view` (LLM summarizers are awaited)."""
-        thread = self._thread(key, items, make)
-        if not _claim(thread, items):
-            thread = _Thread(make(self.archive))  # busy: a manager of its own (rule 5)
+        thread = self._thread(key, items, make, setup)
+        if not _claim(thread, items, setup):
+            thread = _Thread(make(self.archive), setup)  # busy: a manager of its own (rule 5)
             thread.lock.acquire()
         try:
             self._feed(thread, items)
@@ -119,12 +137,16 @@ class Threads(Generic[T]):
             thread.lock.release()
 
     def _thread(
-        self, key: Hashable, items: Sequence[T], make: Callable[[cf.Archive], cf.ContextManager]
+        self,
+        key: Hashable,
+        items: Sequence[T],
+        make: Callable[[cf.Archive], cf.ContextManager],
+        setup: object,
     ) -> _Thread[T]:
         with self._lock:
             thread = self._threads.get(key)
-            if thread is None or not thread.continues(items):
-                thread = _Thread(make(self.archive))
+            if thread is None or not thread.continues(items, setup):
+                thread = _Thread(make(self.archive), setup)
                 self._threads[key] = thread
             self._threads.move_to_end(key)
             while len(self._threads) > self._limit:
@@ -139,7 +161,7 @@ class Threads(Generic[T]):
             made = manager.messages()[before:]
             for message in made:
                 thread.origins[id(message)] = (message, item, len(made))
-            thread.fed.append(item)
+            thread.fed.append(snapshot(item))
 
     @staticmethod
     def _pair(thread: _Thread[T], wires: list[object]) -> list[tuple[Wire, T | None]]:
@@ -162,11 +184,23 @@ class Threads(Generic[T]):
         return out
 
 
-def _claim(thread: _Thread[T], items: Sequence[T]) -> bool:
+def snapshot(item: T) -> T:
+    """A copy of `item` as fed, equal to it until it is changed (rule 2). An item that
+    cannot be copied, or whose copy is not equal to it (an object without value equality,
+    such as a tool's own result object), is kept itself: only replacing it is seen."""
+    try:
+        copied = copy.deepcopy(item)
+        same = bool(copied == item)
+    except Exception:  # a copy or an equality that cannot be made: compare by identity
+        return item
+    return copied if same else item
+
+
+def _claim(thread: _Thread[T], items: Sequence[T], setup: object) -> bool:
     """Take `thread`'s lock without waiting, if it is free and `items` still continue it."""
     if not thread.lock.acquire(blocking=False):
         return False
-    if thread.continues(items):
+    if thread.continues(items, setup):
         return True
     thread.lock.release()
     return False

@@ -16,6 +16,12 @@ Rules:
    the agent's own tool node answers it from that archive. Summaries and markers name it
    only when the model call offers it (`recall=False` and no recall tool: they do not).
 5. The provider's reported input tokens calibrate the thread's counter.
+6. A thread's manager counts the call's tools and the structured output LangChain adds
+   after the middleware ran (`response_format`): a `ToolStrategy`'s output tools as the
+   tools they become, a `ProviderStrategy`'s schema as one more definition, and a bare
+   schema (`AutoStrategy`, which picks one of the two per model) as its output tool. A
+   call offering other tools than the thread's manager counts starts the thread again
+   (`_threads` rule 6).
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ import contextfold as cf
 
 try:
     from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+    from langchain.agents.structured_output import (
+        AutoStrategy,
+        OutputToolBinding,
+        ProviderStrategy,
+        ToolStrategy,
+    )
     from langchain_core.messages import (
         AIMessage,
         AnyMessage,
@@ -97,6 +109,23 @@ def tool_specs(tools: Sequence[object]) -> list[Wire]:
     return specs
 
 
+def output_specs(response_format: object) -> list[Wire]:
+    """The structured output's definitions as LangChain sends them, for token accounting
+    (rule 6); none without a structured output."""
+    if response_format is None:
+        return []
+    if isinstance(response_format, ProviderStrategy):
+        json_schema = response_format.to_model_kwargs()["response_format"]["json_schema"]
+        function = {"name": json_schema["name"], "parameters": json_schema["schema"]}
+        return [{"type": "function", "function": function}]
+    if isinstance(response_format, AutoStrategy):
+        response_format = ToolStrategy(response_format.schema)
+    elif not isinstance(response_format, ToolStrategy):  # the bare schema
+        response_format = ToolStrategy(cast(Any, response_format))
+    specs = response_format.schema_specs
+    return tool_specs([OutputToolBinding.from_schema_spec(spec).tool for spec in specs])
+
+
 def thread_key(runtime: Runtime[Any] | None) -> Hashable:
     """The LangGraph thread a model call belongs to (None outside a checkpointed run)."""
     info = None if runtime is None else runtime.execution_info
@@ -156,7 +185,8 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
         key = thread_key(request.runtime)
-        pairs = self._threads.view(key, _items(request), self._maker(request))
+        tools = self._tools(request)
+        pairs = self._threads.view(key, _items(request), self._maker(tools), tools)
         response = handler(_compacted(request, pairs))
         self._observe(key, response)
         return response
@@ -167,14 +197,19 @@ class ContextFoldMiddleware(ThreadAccess, AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
         key = thread_key(request.runtime)
-        pairs = await self._threads.aview(key, _items(request), self._maker(request))
+        tools = self._tools(request)
+        pairs = await self._threads.aview(key, _items(request), self._maker(tools), tools)
         response = await handler(_compacted(request, pairs))
         self._observe(key, response)
         return response
 
-    def _maker(self, request: ModelRequest[Any]) -> Callable[[cf.Archive], cf.ContextManager]:
+    @staticmethod
+    def _tools(request: ModelRequest[Any]) -> list[Wire]:
+        """The tools the call sends, structured output included (rule 6)."""
+        return [*tool_specs(request.tools), *output_specs(request.response_format)]
+
+    def _maker(self, tools: list[Wire]) -> Callable[[cf.Archive], cf.ContextManager]:
         def make(archive: cf.Archive) -> cf.ContextManager:
-            tools = tool_specs(request.tools)
             return cf.ContextManager(
                 self.budget,
                 self.model,

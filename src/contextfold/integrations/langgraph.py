@@ -14,6 +14,9 @@ Rules:
 4. The hook cannot see the agent's tools: it is told them (`tools=`), and whether the
    agent is given `hook.recall_tool` (`recall=`, default True). The recall tool is
    counted, and named in summaries and markers, only when it is.
+5. `create_react_agent(response_format=...)` asks for the structured response with the
+   whole state, past the hook: that call is not compacted (LangChain's `create_agent`
+   middleware covers it).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ Rules:
    manager reads as plain data), so they go straight to the openai-chat adapter.
 2. A conversation is named by `metadata["contextfold_session"]`, else LiteLLM's
    `litellm_session_id`, else the fingerprint of its system prompt and first user
-   message; one `cf.ContextManager` per conversation, fed only the new messages.
+   message; one `cf.ContextManager` per conversation, fed only the new messages. A
+   request offering other tools than the conversation's manager counts starts it again
+   (`_threads` rule 6).
 3. Three entry points, one behaviour: `completion` / `acompletion` wrap the SDK calls;
    `async_pre_call_deployment_hook` compacts every `litellm.acompletion` once registered
    in `litellm.callbacks`; `async_pre_call_hook` does it inside the LiteLLM proxy. Use one
@@ -19,6 +21,8 @@ Rules:
    the model's calls to it with `answer(tool_call)`, as it runs its own tools. Summaries
    and markers name it only when the request offers it.
 5. Responses that report usage calibrate the conversation's counter (the wrappers).
+   A structured output's schema (`response_format`: a JSON schema, or a pydantic model
+   LiteLLM turns into one) is counted as one more tool definition, as the model sees it.
 6. A request whose messages are the latest view this object made for its conversation
    (the proxy runs the pre-call hook, then the deployment hook, on the same request)
    passes unchanged. The latest view of each conversation is kept, least recently used
@@ -43,6 +47,9 @@ import contextfold as cf
 try:
     import litellm
     from litellm.integrations.custom_logger import CustomLogger
+    from litellm.utils import (  # type: ignore[attr-defined]  # a public helper, not re-exported
+        type_to_response_format_param,
+    )
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
     raise ImportError(
         "contextfold.integrations.litellm needs LiteLLM: pip install 'contextfold[litellm]'"
@@ -157,7 +164,8 @@ class ContextFold(CustomLogger):
         messages, key = self._messages(kwargs)
         if self._made_here(key, messages):
             return dict(kwargs)
-        pairs = self._threads.view(key, messages, self._maker(kwargs))
+        specs = self._specs(kwargs)
+        pairs = self._threads.view(key, messages, self._maker(specs), specs)
         return self._request(kwargs, [wire for wire, _ in pairs])
 
     async def acompact(self, kwargs: Mapping[str, object]) -> dict[str, Any]:
@@ -165,7 +173,8 @@ class ContextFold(CustomLogger):
         messages, key = self._messages(kwargs)
         if self._made_here(key, messages):
             return dict(kwargs)
-        pairs = await self._threads.aview(key, messages, self._maker(kwargs))
+        specs = self._specs(kwargs)
+        pairs = await self._threads.aview(key, messages, self._maker(specs), specs)
         return self._request(kwargs, [wire for wire, _ in pairs])
 
     def answer(self, tool_call: object) -> Wire | None:
@@ -218,10 +227,14 @@ class ContextFold(CustomLogger):
             raise cf.InvalidConversation("the request has no list of messages", field="messages")
         return list(messages), session_key(kwargs)
 
-    def _maker(self, kwargs: Mapping[str, object]) -> Any:
+    def _specs(self, kwargs: Mapping[str, object]) -> list[Wire]:
+        """The tools the request sends, the recall tool included (rule 4)."""
         given = [_plain(t) for t in _tools(kwargs)]
-        specs = [*given, self.recall_tool] if self.recall and not offers_recall(given) else given
+        if self.recall and not offers_recall(given):
+            given = [*given, self.recall_tool]
+        return [*given, *_output_schema(kwargs)]
 
+    def _maker(self, specs: list[Wire]) -> Any:
         def make(archive: cf.Archive) -> cf.ContextManager:
             return cf.ContextManager(
                 self.budget,
@@ -274,6 +287,26 @@ def _tools(kwargs: Mapping[str, object]) -> list[object]:
     if isinstance(tools, Sequence) and not isinstance(tools, str | bytes):
         return list(tools)
     return []
+
+
+def _output_schema(kwargs: Mapping[str, object]) -> list[Wire]:
+    """A structured output's schema as the tool definition it is counted as (rule 5)."""
+    form = kwargs.get("response_format")
+    if form is None:
+        return []
+    try:
+        form = type_to_response_format_param(form)  # type: ignore[arg-type]
+    except Exception:  # not a format LiteLLM can send either: it fails the call itself
+        return []
+    spec = form.get("json_schema") if isinstance(form, Mapping) else None
+    if form is None or form.get("type") != "json_schema" or not isinstance(spec, Mapping):
+        return []
+    function = {
+        "name": spec.get("name", "response"),
+        "description": spec.get("description", ""),
+        "parameters": spec.get("schema", {}),
+    }
+    return [{"type": "function", "function": function}]
 
 
 def _name(tool: object) -> object:

@@ -13,10 +13,11 @@ Rules:
    still recall.
 3. The agent's instructions are the system prompt: the manager counts them with every tool
    the SDK sends, serialized by the SDK's own Responses converter: the agent's function
-   tools, its MCP servers' tools (listed as the SDK lists them for the call), its hosted
+   tools, its MCP servers' tools (as the SDK listed them for the call, rule 7), its hosted
    tools (web and file search, hosted MCP, code interpreter, ...: their configuration as
    sent; what the provider adds for them on its side cannot be seen here, and the
-   calibration hooks learn it) and the tools its handoffs become. It keeps the user's
+   calibration hooks learn it), the tools its handoffs become and its structured output's
+   schema (`output_type`, counted as one more tool definition). It keeps the user's
    rules right after them, but they still go out as `instructions`, as the SDK sent them.
 4. `ContextFoldSession` keeps one filter per session next to the session's items (in
    memory, or in any `Session` it wraps): `Runner.run(..., session=s,
@@ -26,6 +27,12 @@ Rules:
    name it only when the agent offers it.
 6. `hooks()` calibrates: the input tokens the provider reports for each call teach the
    manager how its counts compare (what the SDK adds in converting the items included).
+7. The filter asks no MCP server for its tools itself where the SDK's listing can be read:
+   the SDK lists them before every model call (once per run with `cache_tools_list=True`),
+   and a server of the SDK's keeps its latest listing (`cached_tools`), which the filter
+   converts as the SDK does. A server with a `tool_filter`, names prefixed with the
+   server's (`include_server_in_tool_names`) or a server of your own is listed through
+   the SDK again, and answers from its own cache when it keeps one.
 """
 
 from __future__ import annotations
@@ -41,6 +48,8 @@ from ._locks import holding
 try:
     from agents import (
         Agent,
+        AgentOutputSchema,
+        AgentOutputSchemaBase,
         FunctionTool,
         Handoff,
         ModelResponse,
@@ -52,6 +61,7 @@ try:
         handoff,
     )
     from agents.exceptions import UserError
+    from agents.mcp import MCPServer, MCPUtil
     from agents.memory import Session, SessionSettings
     from agents.models.openai_responses import Converter
     from agents.run_config import CallModelData, ModelInputData
@@ -91,14 +101,57 @@ async def _tool_specs(agent: Agent[Any], context: Any) -> list[dict[str, object]
     serializes it (rule 3): MCP tools first, then the agent's tools, then its handoffs."""
     tools: list[Tool] = [t for t in agent.tools if _enabled(t)]
     if agent.mcp_servers:
-        tools = [*await agent.get_mcp_tools(RunContextWrapper(context)), *tools]
+        mcp = _listed_mcp_tools(agent)
+        if mcp is None:
+            mcp = await agent.get_mcp_tools(RunContextWrapper(context))
+        tools = [*mcp, *tools]
     handoffs = [item if isinstance(item, Handoff) else handoff(item) for item in agent.handoffs]
     try:
         converted = Converter.convert_tools(tools, handoffs).tools
     except UserError:  # a configuration the SDK rejects as a whole: count each tool alone
         converted = [spec for tool in tools for spec in _one_tool(tool)]
         converted += Converter.convert_tools([], handoffs).tools
-    return [dict(spec) for spec in converted]
+    return [*(dict(spec) for spec in converted), *_output_schema(agent)]
+
+
+def _output_schema(agent: Agent[Any]) -> list[dict[str, object]]:
+    """The agent's structured output schema as the tool definition it is counted as."""
+    output = agent.output_type
+    if output is None or output is str:
+        return []
+    try:
+        schema = output if isinstance(output, AgentOutputSchemaBase) else AgentOutputSchema(output)
+        if schema.is_plain_text():
+            return []
+        parameters = schema.json_schema()
+    except UserError:  # an output type the SDK rejects: the run fails on its own
+        return []
+    return [
+        {"type": "function", "name": "final_output", "description": "", "parameters": parameters}
+    ]
+
+
+def _listed_mcp_tools(agent: Agent[Any]) -> list[Tool] | None:
+    """The agent's MCP tools from the listings the SDK made for this call, converted as
+    the SDK converts them; None when one cannot be read so (rule 7)."""
+    if agent.mcp_config.get("include_server_in_tool_names"):
+        return None
+    strict = bool(agent.mcp_config.get("convert_schemas_to_strict", False))
+    tools: list[Tool] = []
+    for server in agent.mcp_servers:
+        listed = _listing(server)
+        if listed is None:
+            return None
+        tools += [MCPUtil.to_function_tool(tool, server, strict, agent) for tool in listed]
+    return tools
+
+
+def _listing(server: MCPServer) -> list[Any] | None:
+    """The server's latest listing as the SDK keeps it, when no filter applies to it."""
+    if getattr(server, "tool_filter", None) is not None:
+        return None
+    listed = getattr(server, "cached_tools", None)
+    return listed if isinstance(listed, list) else None
 
 
 def _enabled(tool: Tool) -> bool:

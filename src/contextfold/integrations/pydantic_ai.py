@@ -7,9 +7,10 @@ Rules:
    hands the history to one `cf.ContextManager` (OpenAI chat wire format) and returns the
    manager's view as pydantic-ai messages; pydantic-ai keeps that view as the history.
 2. A call costs O(new messages): the next call's history starts with the very messages
-   the previous call returned, so only what follows them is added. Any other history
-   (another conversation, an edited one) starts the manager again from the whole history;
-   the archive is kept, so references shown earlier still recall.
+   the previous call returned, their parts equal to the copies taken then (`_threads`
+   rule 2: a part edited in place is seen), so only what follows them is added. Any other
+   history (another conversation, an edited one) starts the manager again from the whole
+   history; the archive is kept, so references shown earlier still recall.
 3. The mapping to the wire is the one pydantic-ai's OpenAI chat model makes (see
    `_pydantic_ai_wire`): each request part is one message, each response one assistant
    message with its thinking, text and tool calls. Images and text files count as the
@@ -21,6 +22,10 @@ Rules:
    request offering other tools than the last starts the manager again. Called as a bare
    processor (no capability) it sees no tools and counts the last it was given.
    Summaries and markers name the recall tool only when the request offers it.
+   The request's instructions (`instructions=`, `@agent.instructions`, a toolset's) are
+   not in the history: the capability hands them over too and the manager holds them as
+   the leading system messages, counted as sent and never handed back as history. Other
+   instructions than the last start the manager again (from the history it returned).
 4. Messages that come back unchanged are the original objects (timestamps, usage and
    provider details kept), found by the identity of the neutral message the manager keeps
    for each; a request whose parts all come back together stays one request.
@@ -40,6 +45,7 @@ import contextfold as cf
 
 from ._factory import manager_factory, offers_recall
 from ._locks import holding
+from ._threads import snapshot
 
 try:
     from pydantic_ai import RunContext, Tool
@@ -56,9 +62,11 @@ from ._pydantic_ai_wire import (
     Request,
     Source,
     Wire,
+    instruction_wires,
     message_wires,
     new_request_part,
     new_response,
+    sent_parts,
     tool_names,
     tool_wires,
 )
@@ -123,11 +131,19 @@ class ContextFoldProcessor:
         self.restarts = 0
         """Times a history did not extend the previous view and the manager started again."""
         self._sent: list[ModelMessage] = []
+        self._parts: list[object] = []
+        """A copy of each sent message's parts, taken when it was sent (rule 2)."""
+        self._copied: list[ModelMessage] = []
+        """The messages `_parts` copied (kept, so their ids stay theirs)."""
         self._origins: dict[int, Origin] = {}
         self._sent_view: list[cf.Message] = []
         """The manager's messages behind the view returned last."""
         self._tools: list[Wire] = []
         """The tools of the latest request, as sent (rule 3)."""
+        self._instructions: list[Wire] = []
+        """The instructions of the latest request, as sent (rule 3)."""
+        self._held_instructions: list[cf.Message] = []
+        """The manager's messages for them, never handed back as history."""
         self._lock = threading.Lock()
 
     @property
@@ -149,34 +165,54 @@ class ContextFoldProcessor:
         return await self.process(messages, None)
 
     async def process(
-        self, messages: list[ModelMessage], tools: list[Wire] | None
+        self,
+        messages: list[ModelMessage],
+        tools: list[Wire] | None,
+        instructions: list[Wire] | None = None,
     ) -> list[ModelMessage]:
         """The history to send for a request offering `tools` (OpenAI chat tool
-        definitions; None: the same as the last request's)."""
+        definitions) with `instructions` (the system messages sent for them); None: the
+        same as the last request's."""
         async with holding(self._lock):
-            manager = self._manager_for(messages, self._tools if tools is None else tools)
+            tools = self._tools if tools is None else tools
+            instructions = self._instructions if instructions is None else instructions
+            manager = self._manager_for(messages, tools, instructions)
             new = messages[len(self._sent) :]
             self._observe(manager, new)
             self._add(manager, [w for message in new for w in message_wires(message)])
             view = await manager.aview()
             self._sent = self._messages(manager, view)
+            self._parts = self._copies(self._sent)
             return list(self._sent)
 
-    def _manager_for(self, messages: list[ModelMessage], tools: list[Wire]) -> cf.ContextManager:
+    def _manager_for(
+        self, messages: list[ModelMessage], tools: list[Wire], instructions: list[Wire]
+    ) -> cf.ContextManager:
         sent = self._sent
         extends = (
             self.manager is not None
             and tools == self._tools
+            and instructions == self._instructions
             and len(messages) >= len(sent)
             and all(map(operator.is_, messages, sent))
+            and list(map(sent_parts, messages[: len(sent)])) == self._parts
         )
         if not extends:
             self.restarts += self.manager is not None
-            self.manager = self._make(tools=tools, recall_hints=offers_recall(tools))
-            self._tools = tools
-            self._sent, self._origins, self._sent_view = [], {}, []
+            self.manager = manager = self._make(tools=tools, recall_hints=offers_recall(tools))
+            manager.extend(instructions)
+            self._tools, self._instructions = tools, instructions
+            self._held_instructions = manager.messages()
+            self._sent, self._origins, self._sent_view = [], {}, list(self._held_instructions)
+            self._copied, self._parts = [], []  # an edited message is copied again
         assert self.manager is not None
         return self.manager
+
+    def _copies(self, sent: list[ModelMessage]) -> list[object]:
+        """The parts of `sent` as they are now; copied once per message (rule 2)."""
+        taken = {id(m): parts for m, parts in zip(self._copied, self._parts, strict=True)}
+        self._copied = list(sent)
+        return [taken[id(m)] if id(m) in taken else snapshot(sent_parts(m)) for m in sent]
 
     def _observe(self, manager: cf.ContextManager, new: list[ModelMessage]) -> None:
         """Calibrate with the input tokens the provider reported for the view sent last."""
@@ -205,7 +241,10 @@ class ContextFoldProcessor:
         out: list[ModelMessage] = []
         request = Request()
         held = manager.messages()
+        instructions = set(map(id, self._held_instructions))
         for wire, message in zip(wires, held, strict=True):
+            if id(message) in instructions:
+                continue  # sent as the request's instructions, not as history (rule 3)
             origin = self._origins.get(id(message))
             if origin is not None and origin[0] is message:
                 origins[id(message)] = origin
@@ -234,8 +273,12 @@ class _FoldHistory(ProcessHistory[Any]):
     ) -> ModelRequestContext:
         fold = self.processor
         assert isinstance(fold, ContextFoldProcessor)
-        tools = tool_wires(request_context.model_request_parameters)
-        messages = await fold.process(list(request_context.messages), tools)
+        # as the model will send them: its profile's schema changes applied (strict schemas)
+        parameters = request_context.model.customize_request_parameters(
+            request_context.model_request_parameters
+        )
+        tools, instructions = tool_wires(parameters), instruction_wires(parameters)
+        messages = await fold.process(list(request_context.messages), tools, instructions)
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context
