@@ -158,7 +158,7 @@ def test_langchain() -> None:
             model="gpt-4o", base_url=server.base_url, api_key=SecretStr("k"), max_retries=0
         )
         agent = create_agent(model, [read_file], system_prompt=SYSTEM, middleware=[fold])
-        limit = {"recursion_limit": 1_000}
+        limit: Any = {"recursion_limit": 1_000}
         messages = agent.invoke({"messages": [HumanMessage(SAID)]}, limit)["messages"]
         first_run = len(server.log.accepted)
         said = [m for m in messages if m.content == SAID]
@@ -167,5 +167,6 @@ def test_langchain() -> None:
         agent.invoke({"messages": [*messages, HumanMessage("Go on.")]}, limit)
     assert leaked(server.log.accepted[first_run:]) == []
     assert "key is [redacted]" in json.dumps(server.log.accepted[first_run]["messages"])
-    assert fold.report() is not None
-    assert fold.report().compacted  # the edited message went through a compaction
+    report = fold.report()
+    assert report is not None
+    assert report.compacted  # the edited message went through a compaction

@@ -34,10 +34,11 @@ ABOUT = (
     "One finding of the review for this area of the codebase: what is wrong, where it is "
     "(file and line), how severe it is, and what to change, in one or two sentences."
 )
+_FIELDS: dict[str, Any] = {
+    f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)
+}
 Review: type[BaseModel] = create_model(  # about 2,100 tokens as a tool schema
-    "Review",
-    __doc__="The review of the repository, one finding per area.",
-    **{f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)},
+    "Review", __doc__="The review of the repository, one finding per area.", **_FIELDS
 )
 
 
@@ -82,14 +83,16 @@ def test_the_output_tools_langchain_adds_are_counted() -> None:
     assert result["structured_response"] == Review(**answer)
     assert max(server.log.tokens) <= WINDOW
     assert "Review" in {t["function"]["name"] for t in server.log.accepted[-1]["tools"]}
-    assert fold.report() is not None
-    assert fold.report().compacted  # before the output tool was counted: refused (4,744 tokens)
+    report = fold.report()
+    assert report is not None
+    assert report.compacted  # before the output tool was counted: refused (4,744 tokens)
 
 
 def test_each_kind_of_structured_output_is_counted_as_it_is_sent() -> None:
-    tool = output_specs(ToolStrategy(Review))
+    tool: list[Any] = output_specs(ToolStrategy(Review))
     assert [spec["function"]["name"] for spec in tool] == ["Review"]
     assert output_specs(Review) == tool == output_specs(AutoStrategy(Review))
-    (native,) = output_specs(ProviderStrategy(Review))
-    assert native["function"]["parameters"] == Review.model_json_schema()
+    native: list[Any] = output_specs(ProviderStrategy(Review))
+    assert len(native) == 1
+    assert native[0]["function"]["parameters"] == Review.model_json_schema()
     assert output_specs(None) == []

@@ -170,9 +170,9 @@ def test_instructions_recorded_in_the_history_are_not_messages() -> None:
     as a message they took the latest user message's protection and it was folded away."""
 
     class Guide(FunctionToolset[None]):
-        async def get_instructions(self, ctx: RunContext[None]) -> InstructionPart:
+        async def get_instructions(self, ctx: RunContext[None]) -> list[InstructionPart] | None:
             text = "Use read_file for every module." + (" Be brief." if ctx.run_step > 5 else "")
-            return InstructionPart(text, on_change="append", name="use")  # changes once
+            return [InstructionPart(text, on_change="append", name="use")]  # changes once
 
     fold = ContextFoldProcessor(WINDOW, "gpt-4o")
     with ChatModelServer(script(20), window=WINDOW) as server:
@@ -212,7 +212,7 @@ def test_no_record_of_pydantic_ai_is_a_user_message() -> None:
 
     from contextfold.integrations._pydantic_ai_wire import message_wires
 
-    records = [
+    records: list[Any] = [
         ModelSettingsDeltaPart(settings={"thinking": "high"}),
         CapabilityLoadDeltaPart(loaded=["refunds"]),
         ToolAvailabilityDeltaPart(tools_added=["refund"]),

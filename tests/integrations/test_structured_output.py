@@ -27,10 +27,11 @@ ABOUT = (
     "One finding of the review for this area of the codebase: what is wrong, where it is "
     "(file and line), how severe it is, and what to change, in one or two sentences."
 )
+_FIELDS: dict[str, Any] = {
+    f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)
+}
 Review: type[BaseModel] = create_model(  # about 2,100 tokens as a schema
-    "Review",
-    __doc__="The review of the repository, one finding per area.",
-    **{f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)},
+    "Review", __doc__="The review of the repository, one finding per area.", **_FIELDS
 )
 ANSWER = {f"area_{i}": "fine" for i in range(40)}
 
@@ -64,7 +65,8 @@ def test_openai_agents() -> None:
             agent: Agent[Any] = Agent(
                 name="reviewer", instructions=SYSTEM, model=model, output_type=Review
             )
-            return await Runner.run(agent, earlier(), run_config=fold.run_config())
+            items: list[Any] = earlier()
+            return await Runner.run(agent, items, run_config=fold.run_config())
 
     with ChatModelServer(answer, window=WINDOW) as server:
         # Before the schema was counted: refused (4,6xx tokens).

@@ -91,7 +91,7 @@ def test_langchain() -> None:
         """Read a file of the repository."""
         return source_file(path, 45)
 
-    class Unlock(AgentMiddleware):  # type: ignore[type-arg]
+    class Unlock(AgentMiddleware):
         """Offers the tracker tools (provider-side, as dicts) from the fourth call on."""
 
         calls = 0
