@@ -37,7 +37,7 @@ def _wait_for_partial_output(directory: Path, process: subprocess.Popen[bytes]) 
 def _signalled(tmp_path: Path, signum: signal.Signals) -> tuple[int, str]:
     """Run a batch into an existing OUT, send `signum` to its process group mid-run."""
     source, target = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    _slow_input(source, 400)
+    _slow_input(source, 2_000)  # about 13 s of work on 2 cores: it is interrupted long before
     target.write_text("the previous results\n")
     process = subprocess.Popen(
         [str(EXECUTABLE), "batch", str(source), str(target), "-b", "40%", "-j", "2"],
