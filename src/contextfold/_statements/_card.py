@@ -245,7 +245,7 @@ def _best_match(current: list[Statement], new: Statement) -> int | None:
     family = _families(new.text)
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
-        named = len(gone & _value_keys(values(old.text))) if gone else 0
+        named = len(gone & _keys_of(old.text)) if gone else 0
         theirs = core_words(old.text)
         shared = len(words.intersection(theirs))
         if family and (words.issubset(theirs) or words.issuperset(theirs)):
@@ -277,6 +277,14 @@ def _value_keys(found: frozenset[str]) -> frozenset[str]:
 
 def _stem_value(value: str) -> str:
     return value[:-1] if len(value) > 3 and value.endswith("s") and value[-2:] != "ss" else value
+
+
+def _read_keys(text: str) -> frozenset[str]:
+    return _value_keys(values(text))
+
+
+_keys_of: Final = Memo(_read_keys, 1 << 15).__getitem__
+"""`_value_keys(values(text))`, cached: every update asks it of every statement on the card."""
 
 
 def _relaxed(current: list[Statement], subject: str) -> int | None:
