@@ -20,26 +20,16 @@ from langchain.agents.structured_output import AutoStrategy, ProviderStrategy, T
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
-from pydantic import BaseModel, Field, SecretStr, create_model
+from pydantic import SecretStr
 
 from contextfold.integrations.langchain import ContextFoldMiddleware, output_specs
 
 from ..servers.chat_model import AgentScript, Body, Call, ChatModelServer, Reply, source_file
+from .review import Review
 
 SYSTEM = "You are a careful coding agent. Use the tools to read files."
 TASK = "Review every module. Never push to main."
 WINDOW = 4_000
-
-ABOUT = (
-    "One finding of the review for this area of the codebase: what is wrong, where it is "
-    "(file and line), how severe it is, and what to change, in one or two sentences."
-)
-_FIELDS: dict[str, Any] = {
-    f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)
-}
-Review: type[BaseModel] = create_model(  # about 2,100 tokens as a tool schema
-    "Review", __doc__="The review of the repository, one finding per area.", **_FIELDS
-)
 
 
 @tool

@@ -14,26 +14,15 @@ import json
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field, create_model
 
 from ..servers.chat_model import Body, ChatModelServer, Reply, source_file
+from .review import ANSWER, Review
 
 pytest.importorskip("tiktoken", reason="the tiktoken extra is not installed")
 
 SYSTEM = "You are a careful coding agent."
 TASK = "Review every module. Never push to main."
 WINDOW = 4_000
-ABOUT = (
-    "One finding of the review for this area of the codebase: what is wrong, where it is "
-    "(file and line), how severe it is, and what to change, in one or two sentences."
-)
-_FIELDS: dict[str, Any] = {
-    f"area_{i}": (str, Field(description=f"{ABOUT} Area {i}.")) for i in range(40)
-}
-Review: type[BaseModel] = create_model(  # about 2,100 tokens as a schema
-    "Review", __doc__="The review of the repository, one finding per area.", **_FIELDS
-)
-ANSWER = {f"area_{i}": "fine" for i in range(40)}
 
 
 def earlier() -> list[dict[str, Any]]:
