@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -34,13 +35,34 @@ def _wait_for_partial_output(directory: Path, process: subprocess.Popen[bytes]) 
     raise AssertionError("no output was written within 60 s")
 
 
+_AS_IN_A_TERMINAL = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+)
+"""Start the command with Ctrl-C's default action, as a terminal's foreground job has it:
+a test run started in the background by a shell without job control inherits SIGINT
+ignored (POSIX), and so would the batch, which then runs to its end."""
+
+
 def _signalled(tmp_path: Path, signum: signal.Signals) -> tuple[int, str]:
     """Run a batch into an existing OUT, send `signum` to its process group mid-run."""
     source, target = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-    _slow_input(source, 2_000)  # about 13 s of work on 2 cores: it is interrupted long before
+    _slow_input(source, 400)
     target.write_text("the previous results\n")
     process = subprocess.Popen(
-        [str(EXECUTABLE), "batch", str(source), str(target), "-b", "40%", "-j", "2"],
+        [
+            *_AS_IN_A_TERMINAL,
+            str(EXECUTABLE),
+            "batch",
+            str(source),
+            str(target),
+            "-b",
+            "40%",
+            "-j",
+            "2",
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
