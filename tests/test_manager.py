@@ -314,3 +314,15 @@ def test_extend_adds_all_or_none_and_names_the_bad_index(
     assert (manager.messages(), manager.tokens(), manager.view()) == before
     manager.extend(batch)  # the same manager still takes a good batch
     assert len(manager.messages()) == len(before[0]) + len(batch)
+
+
+@pytest.mark.parametrize("counter", ["heuristic", b"tiktoken", 42, object()])
+def test_a_counter_that_is_not_one_is_a_configuration_error(counter: object) -> None:
+    """A counter's name or any object without count(message) is refused up front, naming
+    what to pass instead, by compact() and the manager alike (it used to fail deep in the
+    counting with a TypeError: str has a count method of its own)."""
+    messages = [{"role": "user", "content": "hi"}]
+    with pytest.raises(cf.ConfigurationError, match="HeuristicCounter"):
+        cf.compact(messages, 100, counter=counter)  # type: ignore[arg-type]
+    with pytest.raises(cf.ConfigurationError, match="counter_for"):
+        cf.ContextManager(100, counter=counter)  # type: ignore[arg-type]

@@ -85,3 +85,47 @@ def test_bridges_left_by_earlier_compactions_stay_within_the_budget(budget: int)
         budget, format="anthropic", system="You are a careful agent. the", policy=policy
     )
     _run(manager, turns)
+
+
+def _use(call_id: str) -> Wire:
+    return {"type": "tool_use", "id": call_id, "name": "bash", "input": {"cmd": call_id}}
+
+
+def _thinking(text: str, n: int) -> Wire:
+    return {"type": "thinking", "thinking": text, "signature": f"sig{n}=="}
+
+
+def test_an_earlier_card_gives_way_when_what_must_stay_fills_the_budget() -> None:
+    """The card a first compaction made stays as it is while later turns only mask; when
+    the latest user turn and the opening step of a thinking turn then fill the budget
+    (the floor fits, the card and its bridge do not), the card gives way instead of
+    pushing the view over (805 -> 832 tokens in the run that found it)."""
+    turns: list[list[Wire]] = [
+        [
+            _said("user", "Never push to main."),
+            {"role": "assistant", "content": [_thinking("Look first.", 1), _use("toolu_a")]},
+            _result("toolu_a", "line of output\n" * 80),
+        ],
+        [_said("assistant", "Done."), _user("Use the Zürich region.")],
+        [
+            {"role": "assistant", "content": [_thinking("Now deploy. " * 20, 2), _use("toolu_c")]},
+            _result("toolu_c", "deploy log line\n" * 40),
+        ],
+    ]
+    gave_way = []
+    for budget in range(1760, 1830, 3):
+        manager = cf.ContextManager(budget, format="anthropic")
+        for messages in turns:
+            manager.extend(messages)
+            view = manager.view()
+            body: Wire = {"model": "claude-sonnet-4-5", "max_tokens": 1, "messages": view}
+            assert cf.validate(body, format="anthropic") == []
+            report = manager.last_report
+            if report is not None and report.protected_tokens > budget:
+                continue  # what must stay is over the budget: nothing can fit
+            assert cf.count_tokens(body, format="anthropic") <= budget, report
+        assert report is not None
+        if "gave way" in report.reason:
+            gave_way.append(budget)
+            assert not any("[cf:rules]" in str(m["content"]) for m in view)
+    assert gave_way, "no budget in the range puts the floor between the card and the budget"

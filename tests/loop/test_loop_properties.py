@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 from contextfold import Conversation, Message, Text, ToolResult
-from contextfold._engine._shape import turn_opening
+from contextfold._engine._shape import prefill, turn_opening
 
 from ..engine.checks import pairing_problems
 from ..engine.conversations import conversation, shapes
@@ -106,7 +106,7 @@ def _is_user_turn(message: Message) -> bool:
 def _floor(loop: Loop, sent: list[Message], counter: cf.TokenCounter) -> int:
     """Tokens of the system prompt and the latest user message alone; for Anthropic, with
     the opening step of a thinking tool loop in progress (its message and its results),
-    which the API needs kept (`_engine/_shape` rule 5)."""
+    which the API needs kept (`_engine/_shape` rule 5), and a prefill (rule 6)."""
     floor = [m for m in sent if m.role == "system"]
     if loop.system is not None:
         floor = [Message("system", (Text(loop.system),))]
@@ -114,6 +114,8 @@ def _floor(loop: Loop, sent: list[Message], counter: cf.TokenCounter) -> int:
     opening = turn_opening(sent) if loop.format == "anthropic" else None
     if opening is not None:
         floor += sent[opening : opening + 2]
+    if loop.format == "anthropic" and prefill(sent) and sent[-1] not in floor:
+        floor.append(sent[-1])  # the request's own last message (`_shape` rule 6)
     return cf.count_conversation(Conversation(tuple(floor)), counter)
 
 

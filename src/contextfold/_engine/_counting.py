@@ -3,7 +3,7 @@ the default summarizer (the embedded ledger, counting with that counter)."""
 
 from __future__ import annotations
 
-from .._errors import ContextFoldError
+from .._errors import ConfigurationError, ContextFoldError
 from .._messages import Conversation
 from .._summarizers._ledger import LedgerSummarizer
 from .._summarizers._protocol import Summarizer
@@ -14,7 +14,15 @@ from .._tokens._protocol import TokenCounter
 
 def resolve_counter(model: str | None, format: str, counter: TokenCounter | None) -> TokenCounter:
     """The caller's counter, or the best offline counter for `model` in `format`."""
-    return counter if counter is not None else counter_for(model, format)
+    if counter is None:
+        return counter_for(model, format)
+    if isinstance(counter, str | bytes) or not callable(getattr(counter, "count", None)):
+        raise ConfigurationError(
+            f"counter must be a token counter (an object with count(message) -> int), got "
+            f"{counter!r}; pass cf.counter_for(model), cf.HeuristicCounter() or "
+            "cf.TiktokenCounter('o200k_base'), or leave it out to pick one from the model"
+        )
+    return counter
 
 
 def counter_name(counter: TokenCounter) -> str:

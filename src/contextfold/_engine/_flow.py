@@ -25,6 +25,9 @@ Rules:
 10. A result over its budget because what must stay is over it says so with that floor
    (`protected_tokens`), not with the plan's figure, which counts the tail that yields at
    its full size.
+11. An earlier card and summary kept as they are give way when the output would be over
+   its budget with them and what must stay fits: they are rebuilt for the room left, as
+   when the plan removes something (the old ones archived, named in the references).
 """
 
 from __future__ import annotations
@@ -60,6 +63,12 @@ from ._shape import SHAPES, add_bridges
 
 FITS = "fits without compaction"
 """The verdict when everything is kept as it is."""
+
+GAVE_WAY = (
+    "compacted within the budget but above the target: the earlier card and summary gave "
+    "way to what must stay ({protected} tokens)"
+)
+"""The verdict when they had to (rule 11)."""
 
 __all__ = ["FITS", "Marks", "Outcome", "Settings", "compact_flow"]
 
@@ -102,6 +111,7 @@ def compact_flow(
     tools = Tools(prune, prose_over, counter, archive)
     applied = apply_plan(prep.body, prep.origins, prep.units, the_plan, tools)
     items, rules, pointer = prep.parts.artifacts, 0, None
+    verdict = the_plan.reason
     if applied.removed:
         items, rules, pointer = yield from _new_artifacts(
             applied, prep, settings, archive, the_plan, marks=marks, counts=counter
@@ -112,6 +122,13 @@ def compact_flow(
     if same_messages(out, messages):  # only regenerated bridges: nothing changed
         return _unchanged(messages, settings, before, the_plan.reason, protected)
     after = settings.overhead + counter.tally(out, origins)
+    if not applied.removed and items and after > settings.budget >= protected:  # rule 11
+        items, rules, pointer = yield from _new_artifacts(
+            applied, prep, settings, archive, the_plan, marks=marks, counts=counter
+        )
+        out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
+        after = settings.overhead + counter.tally(out, origins)
+        verdict = GAVE_WAY.format(protected=protected) if after <= settings.budget else verdict
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
@@ -124,7 +141,7 @@ def compact_flow(
     if not before.over(after) and not prep.notes and not stale_card:  # rule 5: never worse
         return _unchanged(messages, settings, before, the_plan.reason, protected)
     done = _Done(applied, prep.notes, protected, rules, True, bool(the_plan.changes))
-    report = _report(settings, before, after, the_plan.reason, done)
+    report = _report(settings, before, after, verdict, done)
     return Outcome(tuple(out), report, tuple(origins))
 
 
