@@ -53,3 +53,19 @@ def test_a_final_assistant_message_in_openai_chat_still_yields() -> None:
     result = cf.compact(messages, 400, MODEL, format="openai-chat")
     assert result.report.fits
     assert PREFILL not in json.dumps(result.payload)
+
+
+def test_the_reported_floor_is_what_must_stay_and_no_more() -> None:
+    """The latest user turn and the prefill alternate already: the floor needs no bridge
+    (it used to add one whether needed or not, 19 tokens too many), and a budget that
+    holds the floor gets an output within it."""
+    body = _body("{")
+    floor = {**body, "messages": body["messages"][-2:]}  # type: ignore[index]
+    need = cf.count_tokens(floor, MODEL, format="anthropic")
+    result = cf.compact(body, need, MODEL, format="anthropic")
+    assert result.report.protected_tokens == need
+    assert result.report.fits
+    assert cf.count_tokens(result.payload, MODEL, format="anthropic") <= need
+    over = cf.compact(body, need - 1, MODEL, format="anthropic").report
+    assert not over.fits
+    assert over.protected_tokens == need

@@ -13,7 +13,7 @@ Rules:
    Anthropic prefill, `_shape` rule 6), the unit
    opening a thinking turn in progress at its smallest (`_shape` rule 5) and, where turns
    must alternate, the bridges those units need between them with everything else gone
-   (at least one).
+   (none when they alternate already: a card or pointer that needs one gives way first).
 4. `fits_whole` is the planner's first test (the body and the preamble's artifacts within
    `target - overhead`), counted only until the answer is known (`_flow` rule 8).
 """
@@ -198,7 +198,7 @@ def protected_tokens(
 ) -> int:
     """The tokens the plan may not remove (`counts` are the input's): the overhead, the
     hard-protected units and, where turns must alternate, the bridges those units need
-    between them with everything else gone (at least one)."""
+    between them with everything else gone (none when they alternate already)."""
     body, origins = prep.body, prep.origins
     hard = [u for u, p in zip(prep.units, protection, strict=True) if p is Protection.HARD]
     tokens = settings.overhead + sum(
@@ -211,7 +211,7 @@ def protected_tokens(
     if not SHAPES[settings.format].alternate:
         return tokens
     kept = [m for u in hard for m in body[u.start : u.stop]]
-    return tokens + max(1, bridges_needed(kept)) * bridge_cost(settings.counter)
+    return tokens + bridges_needed(kept) * bridge_cost(settings.counter)
 
 
 def _least(prep: Prepared, settings: Settings, counts: Counts, unit: Unit) -> int:
