@@ -449,3 +449,25 @@ def test_the_example_runs_against_an_openai_compatible_base_url(tmp_path: Path) 
         m for body in server.log.accepted for m in body["messages"] if m["role"] == "tool"
     ]
     assert any("line 0 of src/module_006.py" in str(m["content"]) for m in tool_results)
+
+
+@pytest.mark.parametrize("budget", [3_000, 3_400])
+def test_a_summary_counts_with_the_frame_pydantic_ai_sends_it_in(budget: int) -> None:
+    """pydantic-ai sends a request's `CompactionPart` inside a `<pyai:conversation_summary>`
+    frame with a provenance line (43 tokens for gpt-4o) that the summary's own text does
+    not have; with views compacted right up to the budget (low = high = 1.0) every request
+    the server counts stays within the processor's budget, the frame included."""
+    script = AgentScript(turns=14)
+    fold = ContextFoldProcessor(budget, "gpt-4o", low=0.99, high=1.0)
+    with ChatModelServer(script, window=budget + 1_000) as server:
+        result = run(
+            server,
+            [fold.capability()],
+            [fold.recall_tool()],
+            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
+        )
+    assert result.output == FINAL
+    sent = server.log.accepted
+    framed = [b for b in sent if any("pyai:conversation_summary" in str(m) for m in b["messages"])]
+    assert framed, "no request carried a summary"
+    assert max(server.log.tokens) <= budget

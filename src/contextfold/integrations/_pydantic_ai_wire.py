@@ -17,7 +17,11 @@ Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
    pydantic-ai's OpenAI chat model maps a `ToolDefinition`; a native structured output's
    schema goes out as `response_format` and is counted as one more definition.
 4. Back from the wire, compaction artifacts become new parts (a summary a `CompactionPart`);
-   a request whose parts all come back together stays the original request.
+   a request whose parts all come back together stays the original request. pydantic-ai
+   sends a request's `CompactionPart` framed (a `<pyai:conversation_summary>` tag and a
+   provenance line, 43 tokens for gpt-4o) and, from the first request with a frame, a
+   system message announcing what frames mean (72 more): `summary_frame` is what they
+   cost, held out of the manager's budget (a view holds at most one summary).
 5. A request's instructions (static, dynamic, a toolset's, a prompted output's schema) are
    not in its history: its OpenAI chat model sends each part of the prefix as one system
    message after the history's leading system prompts. Parts a loaded capability states
@@ -28,7 +32,7 @@ Rules (the `pydantic_ai` integration's rule 3 and 4, in detail):
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeAlias
 
@@ -53,6 +57,38 @@ from pydantic_ai.profiles import DEFAULT_PROMPTED_OUTPUT_TEMPLATE
 from pydantic_ai.tools import ToolDefinition
 
 import contextfold as cf
+
+try:  # how pydantic-ai frames a request's CompactionPart when it sends it (rule 4)
+    from pydantic_ai._framing import lookalike_note_announcement
+    from pydantic_ai.models import _conversation_summary_text
+
+    _framed: Callable[[str | None], str] | None = _conversation_summary_text
+except ImportError:  # pragma: no cover - a release that renamed them: a generous stand-in
+    _framed = None
+
+_PROBE = (
+    "[cf:summary] Earlier turns folded; recall any ref with contextfold_recall.\nThe user asked."
+)
+_UNKNOWN_FRAME = 192
+"""Tokens held for the frame when this pydantic-ai release does not say how it frames."""
+
+
+def summary_frame(model: str | None, counter: cf.TokenCounter | None) -> int:
+    """Tokens pydantic-ai adds to a request for a summary it sends (rule 4): the frame
+    around it and the system message announcing what frames mean, which it sends the
+    first time a conversation has a frame; counted as the manager counts (`counter`, else
+    the model's), with a token for the joins."""
+    if _framed is None:
+        return _UNKNOWN_FRAME
+    chosen = counter if counter is not None else cf.counter_for(model, "openai-chat")
+
+    def count(role: str, text: str) -> int:
+        return chosen.count(cf.Message(role, (cf.Text(text),)))  # type: ignore[arg-type]
+
+    frame = count("user", _framed(_PROBE)) - count("user", _PROBE)
+    announcement = count("system", lookalike_note_announcement(system_role=True))
+    return max(0, frame) + announcement + 1
+
 
 try:  # pydantic-ai releases since late 2026 split feedback that answers no call off retries
     from pydantic_ai.messages import RetryFeedbackPart

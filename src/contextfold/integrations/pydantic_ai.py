@@ -31,6 +31,8 @@ Rules:
    for each; a request whose parts all come back together stays one request.
    Compaction artifacts become new parts: a summary a `CompactionPart` (pydantic-ai sends
    it as a summary in the user's voice), the user's rules and markers user and tool text.
+   The frame pydantic-ai sends a summary in is held out of the managers' budget, so a
+   request with a summary is within `budget` as sent (`_pydantic_ai_wire` rule 4).
 5. The provider's reported input tokens on each response calibrate the manager's counts.
 """
 
@@ -67,6 +69,7 @@ from ._pydantic_ai_wire import (
     new_request_part,
     new_response,
     sent_parts,
+    summary_frame,
     tool_names,
     tool_wires,
 )
@@ -116,7 +119,7 @@ class ContextFoldProcessor:
         self.model = model
         self.archive = archive if archive is not None else cf.Archive()
         self._make = manager_factory(
-            budget,
+            budget - summary_frame(model, counter),  # rule 4: the frame a summary goes in
             model,
             format=_FORMAT,
             archive=self.archive,
