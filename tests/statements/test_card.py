@@ -737,3 +737,24 @@ def test_a_rule_said_again_after_a_retraction_takes_the_retractions_place() -> N
         "Don't touch the legacy/ folder.",
         "Forget what I said about the legacy folder.",
     ]
+
+
+@pytest.mark.parametrize(
+    "heading", ["# Acme Billing Service", "## Setup Guide for Zürich", "### Q3 Roadmap 2027"]
+)
+def test_a_markdown_heading_is_a_title_not_a_statement(heading: str) -> None:
+    """The title of a pasted document named things, so it read as a fact and took a card
+    line (the tau-bench airline policy's "# Airline Agent Policy" on 138 cards); the
+    sentence after it still counts, and a heading that words a rule states that rule
+    (it used to be missed, or read as a fact)."""
+    pasted = user(
+        f"{heading}\n\nThis service bills customers.\n\nPlease add EUR totals to invoices."
+    )
+    texts = [s.text for s in extract_statements(pasted, "r0")]
+    assert heading not in texts
+    assert "Please add EUR totals to invoices." in texts
+    for rule, kind in (
+        ("# Never push to main.", "prohibition"),
+        ("## Always use UTC", "obligation"),
+    ):
+        assert [(s.text, s.kind) for s in extract_statements(user(rule), "r0")] == [(rule, kind)]

@@ -8,7 +8,8 @@ Rules:
    amount, version, number or name) and is not a question or a request for help. Short
    acknowledgements ("ok", "sounds good", "thanks"), bare go-aheads ("Please
    continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
-   tag of a pasted card line) state nothing.
+   tag of a pasted card line) state nothing; a Markdown heading ("# Acme Billing
+   Service", the title of a pasted document) states only a rule its words state.
 2. RANKS order what the card keeps when room is short: rules and constraints, then the
    current goal and next step, then facts, values and decisions, then preferences.
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
@@ -203,6 +204,8 @@ _COMMAND: Final = re.compile(
 )
 """An instruction after the lead-in: "Actually, use 3.12" stays a correction (a rule)."""
 _MIN_CHARS: Final = 8
+_HEADING: Final = re.compile(r"\s*#{1,6}[ \t]+")
+"""A Markdown heading: a title, not a statement (rule 1)."""
 _MAX_CHARS: Final = 400
 _REFS_ONLY: Final = re.compile(rf"[\s(\[]*(?:{REF_PATTERN}[\s),;.\]]*)+")
 """A sentence that is only archive references ("(r0123456789)", a pasted card line's
@@ -213,6 +216,9 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
     """What `sentence` states (rule 1), or None."""
     if _REFS_ONLY.fullmatch(sentence) is not None:
         return None
+    heading = _HEADING.match(sentence)
+    if heading is not None:  # a title states only a rule it words
+        return classify(sentence[heading.end() :])
     rule = classify(sentence)
     text = sentence.strip()
     rest = UPDATE_LEAD.sub("", text, count=1)
