@@ -92,6 +92,16 @@ def run(
     return asyncio.run(main())
 
 
+def run_task(server: ChatModelServer, fold: ContextFoldProcessor) -> Any:
+    """The agent run on TASK with `fold` as its capability and its recall tool."""
+    return run(
+        server,
+        [fold.capability()],
+        [fold.recall_tool()],
+        lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
+    )
+
+
 def recalled_pages(log: Log, ref: str) -> list[str]:
     return [
         m["content"]
@@ -105,12 +115,7 @@ def test_a_150_turn_agent_run_is_never_refused() -> None:
     script = AgentScript(turns=150)
     fold = ContextFoldProcessor(BUDGET, "gpt-4o")
     with ChatModelServer(script, window=WINDOW) as server:
-        result = run(
-            server,
-            [fold.capability()],
-            [fold.recall_tool()],
-            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
-        )
+        result = run_task(server, fold)
     assert result.output == FINAL
     log = server.log
     assert log.refusals == []
@@ -208,12 +213,7 @@ def test_the_thinking_a_model_is_sent_back_is_counted() -> None:
     window = 6_000
     fold = ContextFoldProcessor(window - 512, "gpt-4o")
     with ChatModelServer(thinking, window=window) as server:
-        result = run(
-            server,
-            [fold.capability()],
-            [fold.recall_tool()],
-            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
-        )
+        result = run_task(server, fold)
     assert result.output.endswith(FINAL)
     assert server.log.refusals == []
     assert max(server.log.tokens) <= window
@@ -455,17 +455,12 @@ def test_the_example_runs_against_an_openai_compatible_base_url(tmp_path: Path) 
 def test_a_summary_counts_with_the_frame_pydantic_ai_sends_it_in(budget: int) -> None:
     """pydantic-ai sends a request's `CompactionPart` inside a `<pyai:conversation_summary>`
     frame with a provenance line (43 tokens for gpt-4o) that the summary's own text does
-    not have; with views compacted right up to the budget (low = high = 1.0) every request
+    not have; with views compacted right up to the budget (low 0.99, high 1.0) every request
     the server counts stays within the processor's budget, the frame included."""
     script = AgentScript(turns=14)
     fold = ContextFoldProcessor(budget, "gpt-4o", low=0.99, high=1.0)
     with ChatModelServer(script, window=budget + 1_000) as server:
-        result = run(
-            server,
-            [fold.capability()],
-            [fold.recall_tool()],
-            lambda agent: agent.run(TASK, usage_limits=NO_LIMIT),
-        )
+        result = run_task(server, fold)
     assert result.output == FINAL
     sent = server.log.accepted
     framed = [b for b in sent if any("pyai:conversation_summary" in str(m) for m in b["messages"])]
