@@ -8,7 +8,7 @@ Rules:
 2. A message costs its profile's framing, its role and name when the profile counts them,
    and each part: text-like parts their text, tool calls their id, name and arguments plus
    framing, tool results their call id and inner parts, images their provider formula,
-   opaque parts their JSON text.
+   inline documents by rule 7, other opaque parts their JSON text.
 3. `floor(message)` bounds `message(message)` from below without encoding text: with a
    `floor_text` (pre-tokenizers that never put two runs of non-space characters in one
    piece, as every OpenAI encoding's does) a text costs at least one token per such run;
@@ -26,6 +26,10 @@ Rules:
    `output_config.format` (or the beta `output_format`), when their type is
    `json_schema`, cost the JSON text of that object (name, description, schema). The
    providers render it their own way; the JSON text errs high, as a budget must.
+7. An inline document (`_adapters._documents`) costs its content by `_documents`: a PDF
+   its pages times a per-page figure from the text scale and the image rule, a text
+   document its text; plus the rest of its part as JSON text. A PDF whose pages cannot be
+   read, and a document sent by reference, cost their JSON text.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Final, assert_never
 
+from .._adapters._documents import inline_document
 from .._content_cache import TextMemo, on_clear
 from .._messages import (
     Card,
@@ -52,6 +57,7 @@ from .._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._documents import content_tokens, page_tokens
 from ._images import ImageRule, image_size, image_tokens
 from ._profiles import Overheads, ToolCosts
 from ._protocol import TokenCounter, is_conversation_counter
@@ -68,7 +74,7 @@ holds about 32 MiB of texts alive at most (the 10,000-message history is 9 Mi)."
 class Accountant:
     """Applies one overhead profile and image rule on top of a text counter."""
 
-    __slots__ = ("count_text", "floor_text", "images", "overheads")
+    __slots__ = ("count_text", "floor_text", "images", "overheads", "per_page")
 
     def __init__(
         self,
@@ -88,6 +94,7 @@ class Accountant:
         )
         self.overheads = overheads
         self.images = images
+        self.per_page = page_tokens(images, scale)
 
     def message(self, message: Message) -> int:
         """Tokens one message costs, framing included."""
@@ -158,9 +165,18 @@ class Accountant:
             case Image():
                 return image_tokens(self.images, _cached_size(part.source), part.detail)
             case Opaque():
-                return text(_json(part.payload))
+                return self._opaque(part.payload)
             case _:
                 assert_never(part)
+
+    def _opaque(self, payload: Mapping[str, object]) -> int:
+        """An inline document by its content (rule 7), any other part as its JSON text."""
+        document = inline_document(payload)
+        if document is not None:
+            content = content_tokens(document, self.count_text, self.per_page)
+            if content is not None:
+                return content + self.count_text(_json(document.framing))
+        return self.count_text(_json(payload))
 
     def fixed(self, conversation: Conversation) -> int:
         """Reply priming plus the tool definitions and output schema of the request."""
