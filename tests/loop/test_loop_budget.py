@@ -19,6 +19,8 @@ IMAGE = {
     "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
 }
 Wire = dict[str, object]
+MODEL = "claude-sonnet-4-5"
+"""The budgets below are set around its image rule (an unreadable image costs 1,600)."""
 
 
 def _user(text: str = "the") -> Wire:
@@ -45,7 +47,7 @@ def _run(manager: cf.ContextManager, turns: list[list[Wire]]) -> cf.Report:
     for messages in turns:
         manager.extend(messages)
         view = manager.view()
-        body: Wire = {"model": "claude-sonnet-4-5", "max_tokens": 1, "messages": view}
+        body: Wire = {"model": MODEL, "max_tokens": 1, "messages": view}
         if (system := manager.system_prompt()) is not None:
             body["system"] = system
         assert cf.validate(body, format="anthropic") == []
@@ -53,7 +55,7 @@ def _run(manager: cf.ContextManager, turns: list[list[Wire]]) -> cf.Report:
         assert report is not None
         assert report.fits, report
         assert manager.tokens() <= manager.budget
-        assert cf.count_tokens(body, format="anthropic") <= manager.budget
+        assert cf.count_tokens(body, MODEL, format="anthropic") <= manager.budget
     assert report is not None
     return report
 
@@ -66,7 +68,7 @@ def test_a_kept_summary_and_its_bridge_stay_within_the_budget(budget: int) -> No
         [_said("assistant", "Understood."), _user()],  # compacts: a summary, then a bridge
         [_call("call_b"), _result("call_b", "the line\n" * 50)],  # trims the newest output
     ]
-    _run(cf.ContextManager(budget, format="anthropic"), turns)
+    _run(cf.ContextManager(budget, MODEL, format="anthropic"), turns)
 
 
 @pytest.mark.parametrize("budget", range(1860, 1960, 4))
@@ -82,7 +84,7 @@ def test_bridges_left_by_earlier_compactions_stay_within_the_budget(budget: int)
     ]
     policy = cf.Policy(low=1.0, high=1.0)
     manager = cf.ContextManager(
-        budget, format="anthropic", system="You are a careful agent. the", policy=policy
+        budget, MODEL, format="anthropic", system="You are a careful agent. the", policy=policy
     )
     _run(manager, turns)
 
@@ -114,16 +116,16 @@ def test_an_earlier_card_gives_way_when_what_must_stay_fills_the_budget() -> Non
     ]
     gave_way = []
     for budget in range(1760, 1830, 3):
-        manager = cf.ContextManager(budget, format="anthropic")
+        manager = cf.ContextManager(budget, MODEL, format="anthropic")
         for messages in turns:
             manager.extend(messages)
             view = manager.view()
-            body: Wire = {"model": "claude-sonnet-4-5", "max_tokens": 1, "messages": view}
+            body: Wire = {"model": MODEL, "max_tokens": 1, "messages": view}
             assert cf.validate(body, format="anthropic") == []
             report = manager.last_report
             if report is not None and report.protected_tokens > budget:
                 continue  # what must stay is over the budget: nothing can fit
-            assert cf.count_tokens(body, format="anthropic") <= budget, report
+            assert cf.count_tokens(body, MODEL, format="anthropic") <= budget, report
         assert report is not None
         if "gave way" in report.reason:
             gave_way.append(budget)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from contextfold._tokens._images import (
     ANTHROPIC_AREA,
+    ANTHROPIC_HIGH_RES,
     AreaRule,
     PatchRule,
     TileRule,
@@ -104,8 +105,59 @@ def test_rule_for_model(model: str | None, rule: object) -> None:
     assert image_rule_for(model) == rule
 
 
-def test_unknown_model_in_anthropic_format_uses_the_area_rule() -> None:
-    assert image_rule_for("some-proxy-model", anthropic_format=True) == ANTHROPIC_AREA
+def test_unknown_model_in_anthropic_format_uses_the_high_resolution_rule() -> None:
+    """An unknown model behind the Anthropic format may read images as Opus 4.7 does:
+    counted as it would, an image is never under-counted."""
+    assert image_rule_for("some-proxy-model", anthropic_format=True) == ANTHROPIC_HIGH_RES
+    assert image_rule_for(None, anthropic_format=True) == ANTHROPIC_HIGH_RES
+
+
+@pytest.mark.parametrize(
+    ("model", "rule"),
+    [
+        ("claude-3-5-sonnet-20241022", ANTHROPIC_AREA),
+        ("claude-3-7-sonnet-latest", ANTHROPIC_AREA),
+        ("claude-opus-4-20250514", ANTHROPIC_AREA),
+        ("claude-opus-4-1", ANTHROPIC_AREA),
+        ("claude-sonnet-4-5-20250929", ANTHROPIC_AREA),
+        ("claude-haiku-4-5", ANTHROPIC_AREA),
+        ("claude-opus-4-6", ANTHROPIC_AREA),
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", ANTHROPIC_AREA),
+        ("claude-opus-4-1@20250805", ANTHROPIC_AREA),
+        ("claude-opus-4-7", ANTHROPIC_HIGH_RES),
+        ("claude-opus-4-8", ANTHROPIC_HIGH_RES),
+        ("anthropic/claude-sonnet-5", ANTHROPIC_HIGH_RES),
+        ("claude-sonnet-4-10", ANTHROPIC_HIGH_RES),
+    ],
+)
+def test_claude_models_before_4_7_read_images_at_1568_px_and_later_ones_at_2576(
+    model: str, rule: object
+) -> None:
+    assert image_rule_for(model) == rule
+    assert image_rule_for(model, anthropic_format=True) == rule
+
+
+@pytest.mark.parametrize(
+    ("size", "tokens"),
+    [
+        ((2576, 1456), 92 * 52),  # the native maximum: 4,784 patches
+        ((1000, 1000), 36 * 36),  # padded to whole 28 px patches
+        ((5152, 2912), 92 * 52),  # scaled down to a long edge of 2576 first
+        ((28, 28), 1),
+    ],
+)
+def test_high_resolution_claude_images_cost_their_28_px_patches(
+    size: tuple[int, int], tokens: int
+) -> None:
+    assert image_tokens(ANTHROPIC_HIGH_RES, size) == tokens
+
+
+@given(st.integers(1, 9_000), st.integers(1, 9_000))
+def test_an_unseen_high_resolution_image_is_never_under_counted(width: int, height: int) -> None:
+    """The unknown-size figure bounds every size, padding included; three times the old cap."""
+    most = image_tokens(ANTHROPIC_HIGH_RES, None)
+    assert image_tokens(ANTHROPIC_HIGH_RES, (width, height)) <= most
+    assert most >= 3 * image_tokens(ANTHROPIC_AREA, None)
 
 
 # --- reading sizes from headers --------------------------------------------------------------

@@ -9,7 +9,12 @@ Rules:
 2. OpenAI patch models (gpt-4.1-mini/nano, o4-mini, gpt-5-mini/nano): 32px patches, capped
    at 1536 by downscaling, times the model's multiplier. `detail` does not change the cost.
 3. Anthropic: `ceil(width * height / 750)` after scaling down to a long edge of 1568 px
-   and at most ~1,600 tokens (1,200,000 px), per Anthropic's vision guide.
+   and at most ~1,600 tokens (1,200,000 px), per Anthropic's vision guide, for the models
+   it was written for (Claude 3 and Claude 4 up to 4.6). Claude Opus 4.7 reads images up
+   to a long edge of 2576 px (~3.75 MP) in 28 px patches, `ceil(w/28) * ceil(h/28)`
+   (up to ~4,784 tokens, three times the old cap): that rule (`ANTHROPIC_HIGH_RES`) is
+   every later Claude's and any Claude name not known to be older, so a model newer than
+   this table is never under-counted.
 4. Width and height come from the PNG, JPEG, GIF or WebP header of a `data:` URL (pure
    Python). When they are unknown (a remote URL, an unreadable header) the cost is the
    formula's maximum, so an unseen image is never under-counted.
@@ -20,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 import struct
 from dataclasses import dataclass
 from typing import Final, TypeAlias
@@ -28,6 +34,7 @@ from .._messages import Detail as _Detail
 
 __all__ = [
     "ANTHROPIC_AREA",
+    "ANTHROPIC_HIGH_RES",
     "AreaRule",
     "ImageRule",
     "PatchRule",
@@ -58,17 +65,24 @@ class PatchRule:
 
 @dataclass(frozen=True, slots=True)
 class AreaRule:
-    """Anthropic pixel-area pricing."""
+    """Anthropic pixel-area pricing; with `patch`, whole patches of that side (rule 3)."""
 
     max_edge: int = 1568
     max_pixels: int = 1_200_000
     pixels_per_token: int = 750
+    patch: int = 0
 
 
 ImageRule: TypeAlias = TileRule | PatchRule | AreaRule
 
 GPT_4O: Final = TileRule(85, 170)
 ANTHROPIC_AREA: Final = AreaRule()
+ANTHROPIC_HIGH_RES: Final = AreaRule(max_edge=2576, max_pixels=3_750_000, patch=28)
+_OLDER_CLAUDE: Final = re.compile(
+    r"claude-(?:[123](?:[-.]|$)|instant|(?:opus|sonnet|haiku)-4(?:[-.@][0-6](?!\d)|[-@]\d{8}|$))"
+)
+"""Claude names the 1568 px rule is for: Claude 1-3, and 4 up to 4.6 ("claude-opus-4-20250514"
+is 4.0, "claude-sonnet-4-5" 4.5); any other Claude name reads high-resolution images."""
 
 # Longest matching prefix wins. Patch multipliers are the documented ones; they are at or
 # above what the API has been observed to bill, so counts err high.
@@ -88,20 +102,22 @@ _RULES: Final[dict[str, ImageRule]] = {
     "o3": TileRule(75, 150),
     "o4-mini": PatchRule(1.72),
     "computer-use-preview": TileRule(65, 129),
-    "claude": ANTHROPIC_AREA,
 }
 _PREFIXES: Final = sorted(_RULES, key=len, reverse=True)
 
 
 def image_rule_for(model: str | None, *, anthropic_format: bool = False) -> ImageRule:
-    """The pricing rule for `model`; unknown models get gpt-4o tiles (Anthropic area)."""
+    """The pricing rule for `model`; unknown models get gpt-4o tiles (in the Anthropic
+    format, the high-resolution Claude rule: rule 3)."""
     if not model:  # no name: no prefix matches it (none is empty)
-        return ANTHROPIC_AREA if anthropic_format else GPT_4O
+        return ANTHROPIC_HIGH_RES if anthropic_format else GPT_4O
     name = model.strip().lower().rpartition("/")[2]
+    if "claude" in name:  # also Bedrock's "anthropic.claude-..." and Vertex's "...@date"
+        return ANTHROPIC_AREA if _OLDER_CLAUDE.search(name) else ANTHROPIC_HIGH_RES
     for prefix in _PREFIXES:
         if name.startswith(prefix):
             return _RULES[prefix]
-    return ANTHROPIC_AREA if anthropic_format else GPT_4O
+    return ANTHROPIC_HIGH_RES if anthropic_format else GPT_4O
 
 
 def image_tokens(rule: ImageRule, size: tuple[int, int] | None, detail: Detail = None) -> int:
@@ -144,13 +160,25 @@ def _patches(width: int, height: int, cap: int) -> int:
 
 def _area(rule: AreaRule, size: tuple[int, int] | None) -> int:
     if size is None:
-        return math.ceil(rule.max_pixels / rule.pixels_per_token)
+        return _most(rule)
     width, height = float(size[0]), float(size[1])
     scale = min(1.0, rule.max_edge / max(width, height, 1.0))
     scale = min(scale, math.sqrt(rule.max_pixels / max(width * height, 1.0)))
     if scale < 1.0:  # resized images have whole-pixel sides
         width, height = max(1, math.floor(width * scale)), max(1, math.floor(height * scale))
+    if rule.patch:
+        return math.ceil(width / rule.patch) * math.ceil(height / rule.patch)
     return math.ceil(width * height / rule.pixels_per_token)
+
+
+def _most(rule: AreaRule) -> int:
+    """The most any image can cost (rule 4): with patches, the area's patches plus a
+    padded row and column, whose sides add up to at most the long edge plus the pixel
+    cap over it."""
+    if not rule.patch:
+        return math.ceil(rule.max_pixels / rule.pixels_per_token)
+    sides = rule.max_edge + rule.max_pixels / rule.max_edge
+    return math.ceil(rule.max_pixels / rule.patch**2 + sides / rule.patch + 1)
 
 
 # --- reading sizes from image headers -----------------------------------------------------
