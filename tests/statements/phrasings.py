@@ -214,6 +214,45 @@ FRESH_NEGATIVES: Final[tuple[str, ...]] = (
 )
 
 
+CONVENTIONS: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    ("Use tabs for indentation.", RULE),
+    ("Use black for formatting.", RULE),
+    ("Use poetry for dependency management.", RULE),
+    ("Use the staging cluster for experiments.", RULE),
+    ("Indent with two spaces.", RULE),
+    ("Sort imports with isort.", RULE),
+    ("Reply in bullet points.", RULE),
+    ("Add type hints everywhere.", RULE),
+    ("Document every public function.", RULE),
+    ("Pin all dependency versions.", RULE),
+    ("Run the linter before every commit.", RULE),
+    ("Prefer composition over inheritance.", PREFERENCE),
+    ("Log errors with structlog, not print.", PREFERENCE),
+    ("Store secrets in the vault, not in env files.", PREFERENCE),
+)
+"""Bare imperatives that set how the work is always done: before they had a cue, none of
+these 14 reached the card (23 of 42 such instructions in the hunt that found them)."""
+
+ONE_OFFS: Final[tuple[str, ...]] = (
+    "Use the grep tool for this.",
+    "Use my credit card for the payment.",
+    "Sort the list with a key function.",
+    "Format the output with json.dumps and show me.",
+    "Reply with the stack trace.",
+    "Respond to the reviewer in the PR thread.",
+    "Add all the files to git.",
+    "Run all the tests.",
+    "Check each file for syntax errors.",
+    "Test it on every platform you can.",
+    "We ran the tests before every release.",
+    "The job runs on every push.",
+    "It crashed on every request.",
+    "He prefers tabs over spaces.",
+    "I logged in with my password, not the SSO.",
+)
+"""One-off requests and narration shaped like a convention: no rule, no preference."""
+
+
 def standing(text: str) -> list[tuple[str, str]]:
     """(statement, kind) for what a user message with `text` states, as the card reads it."""
     return [(s.text, s.kind) for s in extract_statements(Message("user", (Text(text),)))]
@@ -250,6 +289,7 @@ def main() -> None:
     score("tuned set", POSITIVES, NEGATIVES)
     score("held-out set", HELD_OUT_POSITIVES, HELD_OUT_NEGATIVES)
     score("fresh set", FRESH_POSITIVES, FRESH_NEGATIVES)
+    score("conventions", CONVENTIONS, ONE_OFFS)
 
 
 if __name__ == "__main__":
