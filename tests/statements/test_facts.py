@@ -237,6 +237,26 @@ def test_sentences_split_on_ends_and_lines_and_drop_bullets() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Address me as Dr. Patel.", ["Address me as Dr. Patel."]),
+        (
+            "Send the invoice to Mrs. Lee. Never cc Prof. Ortiz.",
+            [
+                "Send the invoice to Mrs. Lee.",
+                "Never cc Prof. Ortiz.",
+            ],
+        ),
+        ("Ship it to St. Louis. Then stop.", ["Ship it to St. Louis.", "Then stop."]),
+        ("Ask Mr. Park first. Dr. Kim signs off.", ["Ask Mr. Park first.", "Dr. Kim signs off."]),
+    ],
+)
+def test_a_title_keeps_the_name_after_it(text: str, expected: list[str]) -> None:
+    """ "Dr." ends no sentence: split there, the card kept "Address me as Dr." alone."""
+    assert sentences(text) == expected
+
+
 def test_outside_quotes_removes_pasted_material() -> None:
     text = (
         "Do this.\n<pr_description>\nNever do that.\n</pr_description>\n"

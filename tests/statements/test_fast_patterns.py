@@ -57,7 +57,9 @@ _NAMED_IN_TEXT = re.compile(
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
     r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\b(?:Dr|Mr|Ms|St)\.)(?<!\bMrs\.)(?<!\bProf\.)[\"')\]]*\s+(?=[^a-z\s])"
+)
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
 _NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
@@ -67,6 +69,9 @@ _NOT_VALUE = re.compile(
 )
 
 _PIECES = (
+    "Dr.",
+    "Mrs.",
+    "Prof.",
     "Jan",
     "June",
     "Sept.",

@@ -210,10 +210,12 @@ _PASTE_MARKS: Final = ("<", "`", ">", "    ", "\t")
 """What a text with any _QUOTED match holds."""
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
 _SENTENCE_END: Final = re.compile(
-    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
+    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?<!\b(?:Dr|Mr|Ms|St)\.[\"')\]\s])(?<!\bMrs\.[\"')\]\s])"
+    r"(?<!\bProf\.[\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
 )
 """Spaces (after closing quotes or brackets) that end a sentence: after `.!?`, before a
-character that is not lowercase (rule 5: matched from its first character)."""
+character that is not lowercase, unless the `.` ends a title ("Dr. Patel", "Mrs. Lee"),
+which the name after it belongs to (rule 5: matched from its first character)."""
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
