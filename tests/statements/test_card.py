@@ -586,7 +586,13 @@ BY_VALUE = [
     ("The python version must be 3.11.", "Actually, make it 3.12."),
     ("The release goes out on 2026-12-15.", "Sorry, make that 2027-01-10."),
     ("My budget is at most $500.", "actually make it $650"),
+    ("My budget is at most $500.", "Make that $650."),
+    ("We need Python 3.11.", "Make it 3.12."),
+    ("The demo is on Tuesday.", "Make it Thursday instead."),
+    ("The release is due May 20th.", "Make it June 3."),
 ]
+"""The last four: "make that/it" before a value said nothing was replaced, and a weekday or
+a month's day was no value an update could name, so the card showed both values as current."""
 
 
 @pytest.mark.parametrize(("older", "newer"), BY_VALUE)
@@ -607,6 +613,13 @@ def test_updates_by_value_keep_what_the_value_is_for_without_piling_up() -> None
     assert [s.text for s in state.statements] == [
         "The python version must be 3.11. Sorry, make it 3.13."
     ]
+
+
+@pytest.mark.parametrize("text", ["Make it faster.", "Make that a priority.", "Make it work."])
+def test_make_it_without_a_value_is_no_update(text: str) -> None:
+    state, gone = feed("The python version must be 3.11.", "My budget is at most $500.", text)
+    assert gone == []
+    assert "The python version must be 3.11." in [s.text for s in state.statements]
 
 
 def test_an_update_by_value_leaves_values_of_another_kind_alone() -> None:

@@ -303,12 +303,16 @@ def _relaxed(current: list[Statement], subject: str) -> int | None:
 
 
 _VALUE_KINDS: Final = (
-    re.compile(r"\d{4}-\d{2}-\d{2}"),
+    re.compile(
+        r"\d{4}-\d{2}-\d{2}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|"
+        r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
+    ),
     re.compile(r"[$€£]\d[\d,.]*"),
     re.compile(r"v?\d+(?:\.\d+)+"),
 )
 """Values distinctive enough to say what an update without subject words is about: a
-date, an amount of money, a version (not a bare number: ids and counts are numbers too)."""
+date (a weekday, "May 20th"), an amount of money, a version (not a bare number: ids and
+counts are numbers too)."""
 
 
 def _value_kinds(text: str) -> frozenset[int]:
