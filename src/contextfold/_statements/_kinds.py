@@ -15,7 +15,8 @@ Rules:
    are read by `_values` (its rules 1-3).
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
    "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", "make
-   that $5,000" / "make it Friday" (a value said alone), a retraction: "forget what I said about X", `_cue_table.RETRACTION`), and
+   that $5,000" / "make it Friday" (a value said alone), a retraction: "forget what I said
+   about X", `_cue_table.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
