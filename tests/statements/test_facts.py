@@ -257,6 +257,16 @@ def test_a_title_keeps_the_name_after_it(text: str, expected: list[str]) -> None
     assert sentences(text) == expected
 
 
+def test_a_full_width_stop_ends_a_sentence_without_a_space() -> None:
+    text = "本番DBに触らないでください。テストは必ず書いてください！ OK? 「触るな。」と言った。"
+    assert sentences(text) == [
+        "本番DBに触らないでください。",
+        "テストは必ず書いてください！",
+        "OK?",
+        "「触るな。」と言った。",
+    ]
+
+
 def test_outside_quotes_removes_pasted_material() -> None:
     text = (
         "Do this.\n<pr_description>\nNever do that.\n</pr_description>\n"

@@ -16,12 +16,11 @@ Rules:
    narration, not a rule. Likes and dislikes ("I like ...", "I can't stand ...", "I'm not
    a fan of ...") are preferences, unless they only react to what was just said ("I like
    that idea", "I love it", "I hate to bother you").
-   A bare imperative that says how the work is always done ("use X for <a purpose>", "sort
-   ... with X", "reply in X", "document every ...", "... before every ...") is an obligation;
-   one that names a particular thing ("use it for the payment", "test it on every ...") is
-   not. "Prefer X over Y" and "log/store/keep ... X, not Y" are preferences.
-3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
-   every match contains one (`_cues` rule 3).
+   A bare imperative that says how the work is always done ("use X for <a purpose>", "do
+   X before every ...") is an obligation, unless it names a particular thing ("use it for
+   the payment"); "prefer X over Y", a preference. Other languages: `_foreign_cues`, last.
+3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence, or the
+   gate CJK) of which every match contains one (`_cues` rule 3).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import re
 from typing import Final, Literal
 
 from ._facts import word_set
+from ._foreign_cues import FOREIGN_CUES
 
 Kind = Literal[
     "prohibition",
@@ -186,12 +186,11 @@ Cue = tuple[Kind, frozenset[str], str]
 
 def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
     """One row of CUES: a match contains one of the `needs` words (rule 3); a leading
-    `(?=[...])` names the letters a match can start with, so the search skips other
-    positions fast."""
+    `(?=[...])` names the letters a match can start with (the search skips the rest fast)."""
     return kind, word_set(needs), pattern
 
 
-CUES: Final[tuple[Cue, ...]] = (
+_ENGLISH: Final[tuple[Cue, ...]] = (
     _cue(
         "correction",
         "forget ignore disregard mind drop scrap lift longer",
@@ -397,4 +396,5 @@ CUES: Final[tuple[Cue, ...]] = (
         r"just so you know)\b[,:]?\s+\S",
     ),
 )
+CUES: Final[tuple[Cue, ...]] = _ENGLISH + FOREIGN_CUES
 """Cues in the order they are tried; the first that matches names the rule's kind."""
