@@ -214,6 +214,80 @@ FRESH_NEGATIVES: Final[tuple[str, ...]] = (
 )
 
 
+CONVENTIONS: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    ("Use tabs for indentation.", RULE),
+    ("Use black for formatting.", RULE),
+    ("Use poetry for dependency management.", RULE),
+    ("Use the staging cluster for experiments.", RULE),
+    ("Indent with two spaces.", RULE),
+    ("Sort imports with isort.", RULE),
+    ("Reply in bullet points.", RULE),
+    ("Add type hints everywhere.", RULE),
+    ("Document every public function.", RULE),
+    ("Pin all dependency versions.", RULE),
+    ("Run the linter before every commit.", RULE),
+    ("Prefer composition over inheritance.", PREFERENCE),
+    ("Log errors with structlog, not print.", PREFERENCE),
+    ("Store secrets in the vault, not in env files.", PREFERENCE),
+)
+"""Bare imperatives that set how the work is always done: before they had a cue, none of
+these 14 reached the card (23 of 42 such instructions in the hunt that found them)."""
+
+ONE_OFFS: Final[tuple[str, ...]] = (
+    "Use the grep tool for this.",
+    "Use my credit card for the payment.",
+    "Sort the list with a key function.",
+    "Format the output with json.dumps and show me.",
+    "Reply with the stack trace.",
+    "Respond to the reviewer in the PR thread.",
+    "Add all the files to git.",
+    "Run all the tests.",
+    "Check each file for syntax errors.",
+    "Test it on every platform you can.",
+    "We ran the tests before every release.",
+    "The job runs on every push.",
+    "It crashed on every request.",
+    "He prefers tabs over spaces.",
+    "I logged in with my password, not the SSO.",
+)
+"""One-off requests and narration shaped like a convention: no rule, no preference."""
+
+
+FOREIGN: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    ("Nunca uses print para depurar, usa logging.", RULE),
+    ("No toques la base de datos de producción.", RULE),
+    ("Por favor, siempre escribe pruebas para el código nuevo.", RULE),
+    ("Bitte ändere niemals die öffentliche API.", RULE),
+    ("Lösche keine Dateien im Ordner data.", RULE),
+    ("Verwende immer Typ-Annotationen.", RULE),
+    ("Ne modifie jamais la base de données de production.", RULE),
+    ("Utilise toujours des f-strings.", RULE),
+    ("本番データベースには絶対に触らないでください。", RULE),
+    ("必ずテストを書いてください。", RULE),
+    ("不要修改生产数据库。", RULE),
+    ("必须使用类型注解。", RULE),
+)
+"""Rules in Spanish, German, French, Japanese and Chinese: before `_foreign_cues`, 9 of
+these 12 reached no card (the three German ones only as facts, for a capitalized noun)."""
+
+FOREIGN_NEGATIVES: Final[tuple[str, ...]] = (
+    "No tengo tiempo para eso.",
+    "No changes to the API.",
+    "No worries, take your time.",
+    "No matches in the logs.",
+    "Ich habe das nie gesagt.",
+    "Funktioniert nicht.",
+    "Das geht nicht.",
+    "Je ne sais pas.",
+    "C'est toujours pareil.",
+    "这个方法不要紧。",
+    "触らないでくれる？",
+    "昨日は何も食べないで寝た。",
+    "「触らないでください。」と言われた。",
+)
+"""Narration, questions and English look-alikes: no rule in any language."""
+
+
 def standing(text: str) -> list[tuple[str, str]]:
     """(statement, kind) for what a user message with `text` states, as the card reads it."""
     return [(s.text, s.kind) for s in extract_statements(Message("user", (Text(text),)))]
@@ -250,6 +324,8 @@ def main() -> None:
     score("tuned set", POSITIVES, NEGATIVES)
     score("held-out set", HELD_OUT_POSITIVES, HELD_OUT_NEGATIVES)
     score("fresh set", FRESH_POSITIVES, FRESH_NEGATIVES)
+    score("conventions", CONVENTIONS, ONE_OFFS)
+    score("other languages", FOREIGN, FOREIGN_NEGATIVES)
 
 
 if __name__ == "__main__":

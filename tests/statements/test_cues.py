@@ -107,6 +107,14 @@ _PUNCT = (
     "Important:",
     "rule:",
     "the readme says",
+    "ないでください",
+    "ないで寝た",
+    "不要",
+    "必ず",
+    "ください",
+    "？",
+    "ändere",
+    "jamás",
 )
 
 words = st.sampled_from(_WORDS) | st.sampled_from(_NEEDED) | st.sampled_from(_JOINED)
@@ -116,7 +124,7 @@ sentences = st.lists(pieces, max_size=14).map(" ".join) | st.lists(pieces, max_s
 
 def _read_every_cue(sentence: str) -> tuple[Kind, str] | None:
     """`_cues.read_rule` by its plain definition: every cue tried, in order, on every form."""
-    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
+    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith(("?", "？")):
         return None
     folded = fold(sentence)
     if _REPORTED.match(folded) is not None:

@@ -237,6 +237,36 @@ def test_sentences_split_on_ends_and_lines_and_drop_bullets() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Address me as Dr. Patel.", ["Address me as Dr. Patel."]),
+        (
+            "Send the invoice to Mrs. Lee. Never cc Prof. Ortiz.",
+            [
+                "Send the invoice to Mrs. Lee.",
+                "Never cc Prof. Ortiz.",
+            ],
+        ),
+        ("Ship it to St. Louis. Then stop.", ["Ship it to St. Louis.", "Then stop."]),
+        ("Ask Mr. Park first. Dr. Kim signs off.", ["Ask Mr. Park first.", "Dr. Kim signs off."]),
+    ],
+)
+def test_a_title_keeps_the_name_after_it(text: str, expected: list[str]) -> None:
+    """ "Dr." ends no sentence: split there, the card kept "Address me as Dr." alone."""
+    assert sentences(text) == expected
+
+
+def test_a_full_width_stop_ends_a_sentence_without_a_space() -> None:
+    text = "本番DBに触らないでください。テストは必ず書いてください！ OK? 「触るな。」と言った。"
+    assert sentences(text) == [
+        "本番DBに触らないでください。",
+        "テストは必ず書いてください！",
+        "OK?",
+        "「触るな。」と言った。",
+    ]
+
+
 def test_outside_quotes_removes_pasted_material() -> None:
     text = (
         "Do this.\n<pr_description>\nNever do that.\n</pr_description>\n"

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextfold._statements import _cue_table, _cues, _facts, _kinds, _shapes, _statement, _values
+from contextfold._statements._foreign_cues import CJK_CHARS
 
 from ..strategies import glued
 
@@ -57,7 +58,9 @@ _NAMED_IN_TEXT = re.compile(
     r"(?P<value>[\w.@/+-]*\d[\w.@/+-]*|[A-Z0-9]{5,})"
     r"|\b(?P<ending>[Ee]nding (?:in|with)|[Pp]ort) \**(?P<digits>\d{2,6})\b"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^a-z\s])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\b(?:Dr|Mr|Ms|St)\.)(?<!\bMrs\.)(?<!\bProf\.)[\"')\]]*\s+(?=[^a-z\s])"
+)
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
 _NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
@@ -205,7 +208,7 @@ def _plain_named_in_text(text: str) -> list[tuple[str, str]]:
     return out
 
 
-@given(texts)
+@given(glued([*_PIECES, "Dr.", "Mrs.", "Prof.", "St"], _GLUE, piece_size=4, max_size=16))
 def test_sentence_ends(text: str) -> None:
     for line in text.splitlines():
         assert _facts._SENTENCE_END.split(line) == _SENTENCE_END.split(line)
@@ -465,7 +468,7 @@ def test_gates_never_skip_a_match(sentence: str) -> None:
 
 
 _GLUED_GATE_WORDS = st.lists(
-    st.sampled_from(sorted(_cues._GATE_WORDS[0])) | st.sampled_from(list("07'_-.:/ \tAZé")),
+    st.sampled_from(sorted(_cues._GATE_WORDS[0])) | st.sampled_from(list("07'_-.:/ \tAZé本で")),
     max_size=12,
 ).map("".join)
 
@@ -473,10 +476,11 @@ _GLUED_GATE_WORDS = st.lists(
 @given(_GLUED_GATE_WORDS | sentences | st.text(alphabet=st.characters(max_codepoint=127)))
 def test_words_of_reads_the_runs_of_a_to_z(text: str) -> None:
     """`words_of` splits ASCII text by a byte table: the gate words among the runs of a-z
-    that `[a-z]+` finds, in any text."""
+    that `[a-z]+` finds, in any text, and CJK when it holds a Han or kana character."""
     folded = _cues.fold(text)
     _cues._WORDS_OF.clear()
-    expected = _cues._GATE_WORDS[0].intersection(re.findall("[a-z]+", folded))
+    runs = re.findall("[a-z]+", folded) + (["cjk"] if re.search(CJK_CHARS, folded) else [])
+    expected = _cues._GATE_WORDS[0].intersection(runs)
     assert _cues.words_of(folded) == expected
 
 

@@ -16,11 +16,15 @@ from contextfold._messages import artifact_kind
 from contextfold._statements._card import CardState
 
 from .phrasings import (
+    CONVENTIONS,
+    FOREIGN,
+    FOREIGN_NEGATIVES,
     FRESH_NEGATIVES,
     FRESH_POSITIVES,
     HELD_OUT_NEGATIVES,
     HELD_OUT_POSITIVES,
     NEGATIVES,
+    ONE_OFFS,
     POSITIVES,
     promoted,
     standing,
@@ -28,7 +32,10 @@ from .phrasings import (
 
 _BY_DESIGN = "Per the client — no breaking API changes."
 """Missed on purpose: five words never lead into a bare "no ..." (`_cues._LEAD_IN`)."""
-READ = [(text, kinds) for text, kinds in POSITIVES + HELD_OUT_POSITIVES + FRESH_POSITIVES]
+READ = [
+    (text, kinds)
+    for text, kinds in POSITIVES + HELD_OUT_POSITIVES + FRESH_POSITIVES + CONVENTIONS + FOREIGN
+]
 READ = [(text, kinds) for text, kinds in READ if text != _BY_DESIGN]
 SAID = [text for text, _ in READ]
 
@@ -39,7 +46,13 @@ def test_a_natural_phrasing_reaches_the_card_verbatim(text: str, kinds: frozense
 
 
 @pytest.mark.parametrize(
-    "text", NEGATIVES + HELD_OUT_NEGATIVES + FRESH_NEGATIVES + ("Good news - no errors!",)
+    "text",
+    NEGATIVES
+    + HELD_OUT_NEGATIVES
+    + FRESH_NEGATIVES
+    + ONE_OFFS
+    + FOREIGN_NEGATIVES
+    + ("Good news - no errors!",),
 )
 def test_a_look_alike_is_no_rule_or_preference(text: str) -> None:
     assert not promoted(text)

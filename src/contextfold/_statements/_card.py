@@ -21,8 +21,10 @@ Rules:
    one says what is and the other what to do.
    A statement that says again what a retraction on the card lifted replaces the
    retraction. A permission relaxes the prohibition with its subject key, else the
-   newest whose key holds all of its two or more key words; one that relaxes nothing
-   adds nothing. The replacement takes the old one's place, so the card's order is stable.
+   newest whose key holds all of its two or more key words; one that relaxes nothing but
+   says all the subject words of a prohibition ("you can add pytest-mock as a dependency")
+   is its exception, placed after it (both hold); any other adds nothing. The replacement
+   takes the old one's place, so the card's order is stable.
 3. A statement is retired when an update ("Actually ...", "Change of plan: ...", "not X")
    in a newer user message still in view supersedes it: the card never shows as current
    what the conversation itself has already replaced. Only explicit updates retire, so
@@ -155,6 +157,9 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
         current[index] = new
         return old
     if not counts_alone(new.text):
+        excepted = _excepted(current, new)
+        if excepted is not None:
+            current.insert(excepted + 1, new)  # the exception beside the rule it narrows
         return None
     current.append(new)
     return None
@@ -302,13 +307,32 @@ def _relaxed(current: list[Statement], subject: str) -> int | None:
     return None
 
 
+def _excepted(current: list[Statement], new: Statement) -> int | None:
+    """The newest prohibition a permission that relaxes none narrows: one all of whose
+    subject words the permission says ("you can add pytest-mock as a dependency" after
+    "don't add any new dependencies"). Both hold: the rule, and the exception to it."""
+    if kind_of(new.text) != "permission":
+        return None
+    words = frozenset(core_words(new.text))
+    for index in range(len(current) - 1, -1, -1):
+        old = current[index]
+        theirs = core_words(old.text)
+        if kind_of(old.text) == "prohibition" and theirs and words.issuperset(theirs):
+            return index
+    return None
+
+
 _VALUE_KINDS: Final = (
-    re.compile(r"\d{4}-\d{2}-\d{2}"),
+    re.compile(
+        r"\d{4}-\d{2}-\d{2}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|"
+        r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
+    ),
     re.compile(r"[$€£]\d[\d,.]*"),
     re.compile(r"v?\d+(?:\.\d+)+"),
 )
 """Values distinctive enough to say what an update without subject words is about: a
-date, an amount of money, a version (not a bare number: ids and counts are numbers too)."""
+date (a weekday, "May 20th"), an amount of money, a version (not a bare number: ids and
+counts are numbers too)."""
 
 
 def _value_kinds(text: str) -> frozenset[int]:

@@ -16,8 +16,11 @@ Rules:
    narration, not a rule. Likes and dislikes ("I like ...", "I can't stand ...", "I'm not
    a fan of ...") are preferences, unless they only react to what was just said ("I like
    that idea", "I love it", "I hate to bother you").
-3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
-   every match contains one (`_cues` rule 3).
+   A bare imperative that says how the work is always done ("use X for <a purpose>", "do
+   X before every ...") is an obligation, unless it names a particular thing ("use it for
+   the payment"); "prefer X over Y", a preference. Other languages: `_foreign_cues`, last.
+3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence, or the
+   gate CJK) of which every match contains one (`_cues` rule 3).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import re
 from typing import Final, Literal
 
 from ._facts import word_set
+from ._foreign_cues import FOREIGN_CUES
 
 Kind = Literal[
     "prohibition",
@@ -115,6 +119,25 @@ _WITHOUT: Final = (
 """A sentence that asks for work and says what the work must leave alone (`... without
 changing the dates`); the `without` clause is looked for first, so most sentences fail
 fast."""
+_ONE_OFF: Final = (
+    r"(?:this|that|it|now|them|these|those|me|us|the (?:next|rest|moment|payment|booking|"
+    r"reservation|purchase|order|refund|change|upgrade|fee|difference)|a (?:moment|bit|second|"
+    r"while|minute))\b"
+)
+_THAT: Final = r"(?:the|this|that|it|these|those|them|my|your)\b"
+_IT: Final = r"(?:it|this|that|them)\b"
+"""What a one-off names ("use it for the payment", "sort the list", "test it"): no rule."""
+_CONVENTION: Final = (
+    rf"(?:use\b[^,.;?]{{1,50}}?\bfor (?!{_ONE_OFF})[a-z]|"
+    rf"(?:indent|format|sort|lint)\b(?! {_THAT})[^,.;?]{{0,40}}?\b(?:with|using)\b|"
+    rf"(?:reply|respond|answer)(?: to me)? in (?!{_THAT}|a\b)|"
+    r"(?:add|document|pin|annotate|type|comment|sign|tag|label|prefix|quote|escape|sanitize|"
+    rf"validate|wrap|cover|test|name|log|keep|put|store)\b(?! {_IT})[^.;?]{{0,50}}?"
+    rf"\b(?:every|each|everywhere|all (?!of\b|{_THAT}))|"
+    rf"(?!(?:i|we|you|he|she|they|it|there|this|that|the|a|an|my|our|its|their)\b|{PAST}|"
+    rf"{_CONDITIONAL})[a-z]+ (?!{_IT})[^.;?]{{0,60}}?\b(?:before|after|on|at) (?:every|each)\b)"
+)
+"""A bare imperative that says how the work is always done (rule 2)."""
 PERSONAL: Final = (
     r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
     r"need|must|want|prefer|should|make sure)\b"
@@ -163,12 +186,11 @@ Cue = tuple[Kind, frozenset[str], str]
 
 def _cue(kind: Kind, needs: str, pattern: str) -> Cue:
     """One row of CUES: a match contains one of the `needs` words (rule 3); a leading
-    `(?=[...])` names the letters a match can start with, so the search skips other
-    positions fast."""
+    `(?=[...])` names the letters a match can start with (the search skips the rest fast)."""
     return kind, word_set(needs), pattern
 
 
-CUES: Final[tuple[Cue, ...]] = (
+_ENGLISH: Final[tuple[Cue, ...]] = (
     _cue(
         "correction",
         "forget ignore disregard mind drop scrap lift longer",
@@ -327,7 +349,11 @@ CUES: Final[tuple[Cue, ...]] = (
         OPENER + r"(?:keep|only|stick to|use only|limit yourself to|stay)\s+"
         r"(?!going|trying|looking|up\b|it up|in mind|me posted|on\b|tuned|calm|with me)\w",
     ),
-    _cue("preference", "use", OPENER + r"use\b[^,.;]{1,60}, not\b"),
+    _cue(
+        "preference",
+        "not",
+        OPENER + r"(?:use|log|store|keep|put|write|save|host|deploy|send)\b[^,.;]{1,60}, not\b",
+    ),
     _cue(
         "preference",
         "like love hate dislike detest loathe despise enjoy stand fan appreciate",
@@ -335,10 +361,20 @@ CUES: Final[tuple[Cue, ...]] = (
     ),
     _cue(
         "preference",
+        "prefer favor favour",
+        OPENER + r"(?:prefer|favou?r)\b[^.;?]{1,60}\b(?:over|to)\b",
+    ),
+    _cue(
+        "preference",
         "prefer rather preference use",
         r"(?=[imp])(?:\bi(?: prefer| would prefer|'d prefer| tend to prefer)\b|"
         rf"\bi(?:'d| would) (?:much |far |really )?rather\b{_NOT_SAID}|"
         r"\bmy preference\b|\bplease use\b)",
+    ),
+    _cue(
+        "obligation",
+        "use indent format sort lint reply respond answer every each everywhere all",
+        OPENER + r"(?:please\s+)?(?:always\s+)?" + _CONVENTION,
     ),
     _cue(
         "preference",
@@ -360,4 +396,5 @@ CUES: Final[tuple[Cue, ...]] = (
         r"just so you know)\b[,:]?\s+\S",
     ),
 )
+CUES: Final[tuple[Cue, ...]] = _ENGLISH + FOREIGN_CUES
 """Cues in the order they are tried; the first that matches names the rule's kind."""

@@ -13,7 +13,8 @@ Rules:
    assistant said ("You told me to ...", "Earlier you wrote: ...") is not their rule.
 2. The cues, their kinds and which of them only replace a rule (OVERRIDE_ONLY) are the
    table in `_cue_table`.
-3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence) of which
+3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence, and CJK
+   for a text with a Han or kana character, `_foreign_cues` rule 2) of which
    every match contains one; a sentence is searched only with the cues it has a word for,
    so most sentences cost one split into words. `needs` only skips searches that would
    fail: it never changes what is detected.
@@ -28,6 +29,7 @@ from typing import Final
 from .._content_cache import Memo, on_clear
 from ._cue_table import CUES, OPENER, PERSONAL, Kind
 from ._facts import normalize
+from ._foreign_cues import CJK, CJK_CHARS
 
 _MIN_CHARS: Final = 8
 _MAX_CHARS: Final = 300
@@ -60,6 +62,8 @@ an update's own lead-in ("Change of plan:", `_kinds.UPDATE_LEAD`), hold no digit
 Change of plan.") or a bare "no ..." ("Good news - no errors!")."""
 
 
+QUESTION: Final = ("?", "\uff1f")
+"""How a question ends (the full-width mark too: "触らないでくれる？" asks)."""
 fold: Final = normalize
 """The sentence as cues read it: lowercase, straight quotes, single spaces (`normalize`
 itself: a hit is one lookup in C, with no call around it)."""
@@ -67,7 +71,7 @@ itself: a hit is one lookup in C, with no call around it)."""
 
 def read_rule(sentence: str) -> tuple[Kind, str] | None:
     """(kind, folded text the cue matched) of a rule sentence, or None (rule 1)."""
-    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith("?"):
+    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith(QUESTION):
         return None
     folded = fold(sentence)
     cues = candidates(folded)
@@ -85,8 +89,10 @@ def read_rule(sentence: str) -> tuple[Kind, str] | None:
     return None
 
 
-_QUOTED_SPAN: Final = re.compile(r"\"[^\"\n]{1,200}\"|(?<![a-z0-9])'[^'\n]{2,200}'(?![a-z0-9])")
-"""Words in quotes ("...", '...'; an apostrophe inside a word opens none): someone else's
+_QUOTED_SPAN: Final = re.compile(
+    r"\"[^\"\n]{1,200}\"|(?<![a-z0-9])'[^'\n]{2,200}'(?![a-z0-9])|「[^」\n]{1,200}」|『[^』\n]{1,200}』"
+)
+"""Words in quotes ("...", '...', 「...」; an apostrophe inside a word opens none): someone else's
 words or a literal, never the cue of the user's rule (rule 1)."""
 _REPORTED: Final = re.compile(
     r"^(?:the|this|that|my|our|their|his|her|a|an)\s+(?:[\w-]+\s+){0,2}?(?:readme|docs?|"
@@ -105,7 +111,7 @@ says: ...", "You told me to ...")."""
 
 def unquoted(folded: str) -> str:
     """`folded` with its quoted words blanked (only when it has a quote mark)."""
-    if '"' not in folded and "'" not in folded:
+    if '"' not in folded and "'" not in folded and "「" not in folded and "『" not in folded:
         return folded
     return _QUOTED_SPAN.sub(" ", folded)
 
@@ -145,6 +151,8 @@ def _read_words_of(folded: str) -> frozenset[str]:
         runs = folded.encode("ascii").translate(_NOT_LETTERS).decode("ascii").split()
     else:
         runs = _LETTERS.findall(folded)
+        if _CJK_CHAR.search(folded) is not None:
+            runs.append(CJK)  # the gate of cues for scripts without spaces (`_foreign_cues`)
     found = _GATE_WORDS[0].intersection(runs)
     shared = _SHARED.get(found)
     if shared is not None:
@@ -156,6 +164,7 @@ def _read_words_of(folded: str) -> frozenset[str]:
 
 
 _LETTERS: Final = re.compile(r"[a-z]+")
+_CJK_CHAR: Final = re.compile(CJK_CHARS)
 _NOT_LETTERS: Final = bytes(b if 0x61 <= b <= 0x7A else 0x20 for b in range(256))
 """A byte table that keeps a-z and makes every other byte a space (`_LETTERS` in ASCII)."""
 _GATE_WORDS: Final[list[frozenset[str]]] = [frozenset()]

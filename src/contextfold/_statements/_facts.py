@@ -210,10 +210,12 @@ _PASTE_MARKS: Final = ("<", "`", ">", "    ", "\t")
 """What a text with any _QUOTED match holds."""
 _TAGGED: Final = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)(?:\s[^>]*)?>(?P<body>.*?)</(?P=tag)>", re.S)
 _SENTENCE_END: Final = re.compile(
-    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
+    r"[\"')\]\s](?<=[.!?][\"')\]\s])(?<!\b(?:Dr|Mr|Ms|St)\.[\"')\]\s])(?<!\bMrs\.[\"')\]\s])"
+    r"(?<!\bProf\.[\"')\]\s])(?:(?<=\s)\s*|(?<=[\"')\]])[\"')\]]*\s+)(?=[^a-z\s])"
 )
 """Spaces (after closing quotes or brackets) that end a sentence: after `.!?`, before a
-character that is not lowercase (rule 5: matched from its first character)."""
+character that is not lowercase, unless the `.` ends a title ("Dr. Patel", "Mrs. Lee"),
+which the name after it belongs to (rule 5: matched from its first character)."""
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
@@ -232,14 +234,24 @@ def tagged_blocks(text: str) -> list[tuple[str, str]]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of `text`, line by line, stripped of list bullets, in order."""
+    """Sentences of `text`, line by line, stripped of list bullets, in order (a full-width
+    stop ends one with no space after it)."""
     out: list[str] = []
     for line in text.splitlines():
         for piece in _SENTENCE_END.split(_BULLET.sub("", line.strip())):
-            sentence = piece.strip()
-            if sentence:
-                out.append(sentence)
+            for part in _CJK_END.split(piece) if _CJK_STOPS.intersection(piece) else (piece,):
+                sentence = part.strip()
+                if sentence:
+                    out.append(sentence)
     return out
+
+
+_CJK_STOPS: Final = frozenset("\u3002\uff01\uff1f")
+_CJK_END: Final = re.compile(
+    r"(?<=[\u3002\uff01\uff1f])(?=\s*[^\s\"'\u300d\u300f)\]\u201d\u2019?!.,\uff01\uff1f])"
+)
+"""A full-width stop ends a sentence with no space after it ("…ください。テストを…"), unless
+a closing quote or a mark of the sentence around it follows ("…ください。" in a review)."""
 
 
 def splits_to_itself(sentence: str) -> bool:

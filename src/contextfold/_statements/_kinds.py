@@ -15,8 +15,9 @@ Rules:
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
    are read by `_values` (its rules 1-3).
 4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
-   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", a
-   retraction: "forget what I said about X", `_cue_table.RETRACTION`), and
+   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", "make
+   that $5,000" / "make it Friday" (a value said alone), a retraction: "forget what I said
+   about X", `_cue_table.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -131,6 +132,8 @@ _ACK: Final = re.compile(
 _UPDATE: Final = re.compile(
     r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|no,|"
     r"on second thought|small change|quick change|change)\b|"
+    r"^make (?:that|it) (?:[$€£\d]|v\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)|"
     r"^[^;,]*\binstead[.!]?$|"
     r"\b(?:from now on|going forward|no longer|instead of|switch(?:ed|ing)? to|"
     r"change[ds]? (?:it |that )?to|moved? to|now (?:is|are|at|on|use|uses|using|be)|"
@@ -153,6 +156,8 @@ UPDATE_FIRST: Final = (
     "on second thought",
     "small change",
     "quick change",
+    "make that",
+    "make it",
 )
 """How an update that names itself first starts (rule 5)."""
 UPDATE_NEEDS: Final = gated(
