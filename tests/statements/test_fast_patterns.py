@@ -63,7 +63,11 @@ _SENTENCE_END = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.-])\$?\d+(?:[.,:/-]\d+)*%?(?!\w)")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\$?\d[\w.,:/$%-]*")
-_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|[A-Z]{2,}\w*(?![\w-]))")
+_NAME = re.compile(
+    r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?![^\W\d_A-Z])(?:[ -][A-Z][a-z]+(?![^\W\d_A-Z]))*"
+    r"|[A-Z]{2,}\w*(?![\w-]))"
+)
+"""A name's words are followed by no letter but an ASCII capital (`re` takes "²" for one)."""
 _NOT_VALUE = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
