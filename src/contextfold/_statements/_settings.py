@@ -35,6 +35,7 @@ from .._content_cache import Memo
 from ._facts import word_set
 from ._statement import kind_of
 from ._subjects import FILLER, VALUE_WORDS
+from ._values import UPDATE_WORDS
 
 __all__ = ["has_settings", "newest_changed", "other_settings"]
 
@@ -45,13 +46,10 @@ _TOKEN: Final = re.compile(
 _NUMBER: Final = re.compile(r"v?\d+(?:\.\d+)*")
 _DIGIT: Final = re.compile(r"\d")
 _LINKS: Final = word_set("to at of is are = : now")
-_CHANGE: Final = word_set(
-    """
-    upgrade upgraded upgrading downgrade downgraded bump bumped move moved switch switched
-    raise raised lower lowered increase increased decrease decreased reduce reduced set
-    change changed scale scaled update updated new old current currently went
-    """
+_CHANGE: Final = UPDATE_WORDS | word_set(
+    "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
 )
+"""Words that say a change ("upgraded", "bump", "next"), never what changes."""
 _NEVER_KEYS: Final = VALUE_WORDS | _CHANGE
 _NOT_KEYS: Final = FILLER | _NEVER_KEYS
 
