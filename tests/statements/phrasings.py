@@ -329,10 +329,13 @@ SEPARATE_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
     ("Use port 8080 for the API.", "Use port 5432 for the database."),
     ("We use Postgres 14 and Redis 6.", "We upgraded to Postgres 16."),
     ("Please use Python 3.10.", "Don't use Python 2."),
+    ("Chapter 3 is done.", "Chapter 4 is next."),
+    ("Room 101 is booked.", "Room 102 is free."),
 )
 """(older, newer): two settings that share a word, a name or a kind of value but are
-about different things. Both hold, in either order (before `_settings`, the retries and
-requests limits were read as one subject and the older was dropped)."""
+about different things, or one of many picked by number. Both hold, in either order
+(before `_settings`, the retries and requests limits were read as one subject and the
+older was dropped)."""
 
 
 def standing(text: str) -> list[tuple[str, str]]:

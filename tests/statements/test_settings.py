@@ -34,6 +34,9 @@ def test_a_name_beside_a_number_or_version_is_a_setting(text: str) -> None:
         "Call me at 10:30.",
         "Use at most 50% of the CPU.",
         "Max 30 seconds.",
+        "Issue 42 is the login bug.",
+        "Let's go with Option 1.",
+        "1. Never push to main.",
     ],
 )
 def test_amounts_dates_times_ids_and_bare_units_are_no_setting(text: str) -> None:

@@ -6,7 +6,8 @@ Rules:
    time, a percentage or part of an identifier) and the word right before it, past at
    most one linking word ("retries to 5", "port is 9090", "batch size of 64"), or right
    after it ("3 retries"). The key is no filler, unit or change word; a capitalized word
-   after the first is a name and counts even if filler ("Go 1.22"; "May 20" is a date).
+   after a word is a name and counts even if filler ("Go 1.22"; "May 20" is a date). A
+   noun a number picks one of many by ("issue 42", "Option 2") is no key.
    Keys and words are folded without case or suffix ("retries"/"retry",
    "targeting"/"target", "running"/"run").
 2. A newer statement changes an older one's settings when it gives every key the older
@@ -50,7 +51,17 @@ _CHANGE: Final = UPDATE_WORDS | word_set(
     "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
 )
 """Words that say a change ("upgraded", "bump", "next"), never what changes."""
-_NEVER_KEYS: Final = VALUE_WORDS | _CHANGE
+_COUNTED: Final = word_set(
+    """
+    issue issues bug bugs ticket tickets pr prs mr test tests line lines chapter chapters
+    step steps room rooms flight flights item items row rows column columns section part
+    phase task tasks case cases page pages option options seat gate figure table lesson
+    exercise question problem file files commit job episode level slide attempt day
+    """
+)
+"""Nouns a number picks one of many by ("issue 42", "Option 2", "test 5"): never a key,
+as "Room 102 is free" says nothing against "Room 101 is booked"."""
+_NEVER_KEYS: Final = VALUE_WORDS | _CHANGE | _COUNTED
 _NOT_KEYS: Final = FILLER | _NEVER_KEYS
 
 Settings = tuple[frozenset[tuple[str, str]], frozenset[str]]
@@ -84,7 +95,8 @@ def _key(tokens: list[str], index: int) -> str | None:
     if not token[0].isalpha() or _NUMBER.fullmatch(token) is not None:
         return None
     lowered = token.lower()
-    if lowered in _NEVER_KEYS or (lowered in FILLER and not (index and token[0].isupper())):
+    named = index and token[0].isupper() and tokens[index - 1][0].isalpha()
+    if lowered in _NEVER_KEYS or (lowered in FILLER and not named):
         return None  # a name ("Go") may be a filler word, never a unit or a change word
     return _fold(token)
 
