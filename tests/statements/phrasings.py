@@ -288,6 +288,56 @@ FOREIGN_NEGATIVES: Final[tuple[str, ...]] = (
 """Narration, questions and English look-alikes: no rule in any language."""
 
 
+CHANGED_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
+    ("Target Node 18.", "Scratch that, we're targeting Node 20."),
+    ("We use Postgres 14.", "We upgraded to Postgres 16."),
+    ("Max 3 retries per request.", "Let's bump retries to 5."),
+    ("Deploy to us-east-1.", "Move the deploy to eu-west-1 instead."),
+    ("Python 3.9 only.", "We're on Python 3.12 now."),
+    ("Use port 8080.", "Port is 9090 now."),
+    ("Set the timeout to 30 seconds.", "Make the timeout 60 seconds."),
+    ("We run Redis 6.", "We're running Redis 7 now."),
+    ("Keep the batch size at 32.", "Let's go with a batch size of 64."),
+    ("Use 4 workers.", "Bump workers to 8."),
+    ("We're on Django 4.2.", "We moved to Django 5.0."),
+    ("Cap the page size at 50.", "Page size 100 from now on."),
+    ("Pin numpy to 1.26.", "Pin numpy 2.0 instead."),
+    ("Use 2 replicas.", "Scale to 3 replicas."),
+    ("The API targets Java 17.", "The API now targets Java 21."),
+    ("Use Go 1.21.", "Upgrade to Go 1.22."),
+)
+"""(older, newer): a name with a version or number, changed later in other words. The
+newer retires the older. Before `_settings`, 9 of these 16 kept both on the card as
+current (the first three found by a hunt, the rest written after it)."""
+
+SEPARATE_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
+    ("Node 20 for the API.", "Python 3.12 for the worker."),
+    ("Use port 8080 for the API.", "Use port 5432 for Postgres."),
+    ("We use Postgres 14.", "We use Redis 7."),
+    ("Max 3 retries per request.", "Max 10 requests per minute."),
+    ("Node 18 for the frontend.", "Node 20 for the backend."),
+    ("Use 4 workers for the queue.", "Use 8 workers for the API server."),
+    ("Python 3.12 for the API.", "Python 3.9 for the legacy worker."),
+    ("Timeout 30 seconds for reads.", "Timeout 60 seconds for writes."),
+    ("We use Postgres 14 in staging.", "Postgres 16 in production."),
+    ("Port 8080 is the web app.", "Port 9090 is the metrics endpoint."),
+    ("Use Django 4.2 for the admin.", "Use Flask 3.0 for the API."),
+    ("Deploy the API to us-east-1.", "Deploy the worker to eu-west-1."),
+    ("Use 2 replicas for the web tier.", "Use 3 replicas for the workers."),
+    ("Java 17 for the build server.", "Java 21 for the new service."),
+    ("Node 18 on the build agents.", "Upgrade the laptops to Node 20."),
+    ("Use port 8080 for the API.", "Use port 5432 for the database."),
+    ("We use Postgres 14 and Redis 6.", "We upgraded to Postgres 16."),
+    ("Please use Python 3.10.", "Don't use Python 2."),
+    ("Chapter 3 is done.", "Chapter 4 is next."),
+    ("Room 101 is booked.", "Room 102 is free."),
+)
+"""(older, newer): two settings that share a word, a name or a kind of value but are
+about different things, or one of many picked by number. Both hold, in either order
+(before `_settings`, the retries and requests limits were read as one subject and the
+older was dropped)."""
+
+
 def standing(text: str) -> list[tuple[str, str]]:
     """(statement, kind) for what a user message with `text` states, as the card reads it."""
     return [(s.text, s.kind) for s in extract_statements(Message("user", (Text(text),)))]

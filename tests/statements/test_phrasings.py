@@ -16,6 +16,7 @@ from contextfold._messages import artifact_kind
 from contextfold._statements._card import CardState
 
 from .phrasings import (
+    CHANGED_SETTINGS,
     CONVENTIONS,
     FOREIGN,
     FOREIGN_NEGATIVES,
@@ -26,6 +27,7 @@ from .phrasings import (
     NEGATIVES,
     ONE_OFFS,
     POSITIVES,
+    SEPARATE_SETTINGS,
     promoted,
     standing,
 )
@@ -194,3 +196,90 @@ def test_a_statement_after_a_named_value_is_its_own(before: str, text: str) -> N
     pointing back) joins the sentence before: each was read as one fact about GitHub (the
     property above found both)."""
     assert [s for s in standing(f"{before} {text}") if s[0] == text] == standing(text)
+
+
+def _fed(*texts: str) -> tuple[list[str], list[str]]:
+    """The card's statements after user messages `texts`, and those they superseded."""
+    state, gone = CardState(), []
+    for i, text in enumerate(texts):
+        state, dropped = state.update(Message("user", (Text(text),)), f"r{i:010x}")
+        gone += [s.text for s in dropped]
+    return [s.text for s in state.statements], gone
+
+
+_BETWEEN = [
+    "Never commit the .env file.",
+    "I like short answers with bullet points.",
+    "Your job is to migrate the billing service.",
+    "If the tests fail, stop and ask me.",
+]
+"""Statements about other things, said before, between or after a pair."""
+
+
+@given(
+    st.sampled_from(CHANGED_SETTINGS),
+    st.lists(st.sampled_from(_BETWEEN), max_size=2, unique=True),
+    st.lists(st.sampled_from(_BETWEEN), max_size=2, unique=True),
+)
+def test_a_changed_setting_retires_the_older(
+    pair: tuple[str, str], before: list[str], between: list[str]
+) -> None:
+    """ "Target Node 18." then "Scratch that, we're targeting Node 20.": the card keeps
+    the newer only, and the other statements as they were."""
+    older, newer = pair
+    others = [*before, *(s for s in between if s not in before)]
+    alone, _ = _fed(*others)
+    said, gone = _fed(*before, older, *between, newer)
+    assert gone == [older]
+    assert older not in said
+    assert [s for s in said if newer not in s] == alone  # joined in context or verbatim
+    assert len(said) == len(alone) + 1
+    state, _ = CardState().update(Message("user", (Text(older),)))
+    retired = state.retire([Message("user", (Text(newer),))], explicit=False)[1]
+    assert [s.text for s in retired] == [older]
+
+
+@given(
+    st.sampled_from(SEPARATE_SETTINGS),
+    st.booleans(),
+    st.lists(st.sampled_from(_BETWEEN), max_size=2, unique=True),
+)
+def test_settings_of_different_things_both_hold(
+    pair: tuple[str, str], swap: bool, between: list[str]
+) -> None:
+    """ "Use port 8080 for the API." and "Use port 5432 for Postgres.", in either order:
+    neither retires the other."""
+    first, second = reversed(pair) if swap else pair
+    said, gone = _fed(first, *between, second)
+    assert first in said
+    assert second in said
+    assert first not in gone
+    state, _ = CardState().update(Message("user", (Text(first),)))
+    assert state.retire([Message("user", (Text(second),))], explicit=False)[1] == []
+
+
+def _folded(older: str, newer: str) -> str:
+    """The card of a history with `older` and then `newer` said early, both folded away
+    by a compaction to 15% of its tokens."""
+    messages = _history(older, [])
+    messages.insert(6, {"role": "user", "content": newer})
+    whole = cf.compact(messages, 10**9, "gpt-4o").report.tokens_before
+    result = cf.compact(messages, whole * 15 // 100, "gpt-4o")
+    kept = [m.get("content") for m in result.payload]
+    assert older not in kept
+    assert newer not in kept
+    return _card(result.payload)
+
+
+@pytest.mark.parametrize(("older", "newer"), CHANGED_SETTINGS[:3])
+def test_a_changed_setting_leaves_the_compacted_card(older: str, newer: str) -> None:
+    card = _folded(older, newer)
+    assert newer in card
+    assert f"- {older} (" not in card
+
+
+@pytest.mark.parametrize(("older", "newer"), SEPARATE_SETTINGS[:2])
+def test_separate_settings_both_stay_on_the_compacted_card(older: str, newer: str) -> None:
+    card = _folded(older, newer)
+    assert f"- {older} (" in card
+    assert f"- {newer} (" in card

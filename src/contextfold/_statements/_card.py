@@ -18,7 +18,11 @@ Rules:
    smaller set; or the very same subject words with a new value). Across kinds only an
    update replaces: a fact about what a goal works on ("My flight from ATL to LAS is
    HAT102") leaves the goal ("I want to change my flight from ATL to LAS") standing, as
-   one says what is and the other what to do.
+   one says what is and the other what to do. Failing all of these, a statement that
+   gives again every setting an older one gives, one with a new value, and names nothing
+   more replaces it, of any kind (`_settings`: "We upgraded to Postgres 16" after "We use
+   Postgres 14", "Let's bump retries to 5" after "Max 3 retries per request"); two that
+   give settings under no common key are never one subject.
    A statement that says again what a retraction on the card lifted replaces the
    retraction. A permission relaxes the prohibition with its subject key, else the
    newest whose key holds all of its two or more key words; one that relaxes nothing but
@@ -45,6 +49,7 @@ from .._messages import REF_PATTERN, Message
 from ._cue_table import OVERRIDE_ONLY, is_retraction
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
+from ._settings import has_settings, newest_changed, other_settings
 from ._statement import (
     NOT_RULES,
     Statement,
@@ -152,6 +157,8 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
             old = current[index]
             current[index] = _in_context(old, new)
             return old
+    if index is None and has_settings(new.text):
+        index = newest_changed(list(map(_TEXT, current)), new.text)
     if index is not None:
         old = current[index]
         current[index] = new
@@ -373,8 +380,9 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
                 return None  # no subject word: it shares none with any statement
         theirs = core_words(old.text)  # distinct words: the same set when all are shared
         shared = len(words.intersection(theirs))
-        if (shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))) or (
-            words and shared == len(words) == len(theirs) and names(new.text) and names(old.text)
-        ):
+        close = shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))
+        if (
+            close or (shared == len(words) == len(theirs) and names(new.text) and names(old.text))
+        ) and not other_settings(new.text, old.text):
             return index
     return None

@@ -59,7 +59,7 @@ letter or digit, two capitals, a name after a lowercase word (`_NAME`), or an er
 every `_NUMBER`, `_NAME` and `prose_facts` value needs one (`_shapes._SHAPED`,
 `_facts._SPACED`, `_facts._NAMED_IN_TEXT`)."""
 NO_VALUES: Final[frozenset[str]] = frozenset()
-_UPDATE_WORDS: Final = word_set(
+UPDATE_WORDS: Final = word_set(
     """
     actually correction update changed change changes switch switched switching moved move
     instead longer anymore now rather replace replaced replacing raised raise lowered
@@ -68,6 +68,7 @@ _UPDATE_WORDS: Final = word_set(
     forward wait sorry scratch plan plans today week this next
     """
 )
+"""Words that say a statement is an update, never what it is about (`_settings` too)."""
 
 
 _WIDE_TOKEN: Final = re.compile(
@@ -206,7 +207,7 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
         return ()
     out: list[str] = []
     for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
-        if piece in FILLER or piece in _UPDATE_WORDS or "'" in piece:
+        if piece in FILLER or piece in UPDATE_WORDS or "'" in piece:
             continue
         stem = _stem(piece)
         if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
@@ -215,7 +216,7 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
 
 
 _JOINERS: Final = re.compile(r"[-_./]")
-_NOT_SUBJECTS: Final = FILLER | _UPDATE_WORDS
+_NOT_SUBJECTS: Final = FILLER | UPDATE_WORDS
 """Words that are never subject words (one lookup for both tables)."""
 _NOT_STEMS: Final = FILLER | VALUE_WORDS
 """Stems that are never subject words."""

@@ -1,0 +1,160 @@
+"""The settings a statement gives: a thing named beside a number or version ("Node 18",
+"port 8080", "3 retries", "the timeout to 30 seconds"), and when a newer one changes them.
+
+Rules:
+1. A setting is a key and a value: a plain number or version (not an amount, a date, a
+   time, a percentage or part of an identifier) and the word right before it, past at
+   most one linking word ("retries to 5", "port is 9090", "batch size of 64"), or right
+   after it ("3 retries"). The key is no filler, unit or change word; a capitalized word
+   after a word is a name and counts even if filler ("Go 1.22"; "May 20" is a date). A
+   noun a number picks one of many by ("issue 42", "Option 2") is no key.
+   Keys and words are folded without case or suffix ("retries"/"retry",
+   "targeting"/"target", "running"/"run").
+2. A newer statement changes an older one's settings when it gives every key the older
+   gives, one of them with another value, and names nothing the older does not (its
+   words but change words such as "upgraded", "bump", "scale" are all in the older): "We
+   upgraded to Postgres 16" changes "We use Postgres 14", "Let's bump retries to 5"
+   changes "Max 3 retries per request"; "Use port 5432 for Postgres" names Postgres, so
+   "Use port 8080 for the API" still holds, and "We upgraded to Postgres 16" leaves "We
+   use Postgres 14 and Redis 6" standing (the newer does not say the Redis one again).
+   A permission changes nothing, and a prohibition changes only a prohibition ("Don't
+   use Python 2" leaves "Use Python 3.10" standing).
+   Two statements that both give settings, none with a key of the other, are about
+   different things however many words they share ("Max 3 retries per request", "Max 10
+   requests per minute").
+3. Cheap first: a text without a digit gives no setting and is read no further; what a
+   text gives is cached per text, as every statement on the card is asked again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from .._content_cache import Memo
+from ._facts import word_set
+from ._statement import kind_of
+from ._subjects import FILLER, VALUE_WORDS
+from ._values import UPDATE_WORDS
+
+__all__ = ["has_settings", "newest_changed", "other_settings"]
+
+_TOKEN: Final = re.compile(
+    r"(?<![\w$€£.:/-])v?\d+(?:\.\d+)*(?![\w%:/-]|\.\d)|[A-Za-z][\w'+#-]*|[=:]"
+)
+"""A plain number or version, a word, or a linking sign, in order (rule 1)."""
+_NUMBER: Final = re.compile(r"v?\d+(?:\.\d+)*")
+_DIGIT: Final = re.compile(r"\d")
+_LINKS: Final = word_set("to at of is are = : now")
+_CHANGE: Final = UPDATE_WORDS | word_set(
+    "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
+)
+"""Words that say a change ("upgraded", "bump", "next"), never what changes."""
+_COUNTED: Final = word_set(
+    """
+    issue issues bug bugs ticket tickets pr prs mr test tests line lines chapter chapters
+    step steps room rooms flight flights item items row rows column columns section part
+    phase task tasks case cases page pages option options seat gate figure table lesson
+    exercise question problem file files commit job episode level slide attempt day
+    """
+)
+"""Nouns a number picks one of many by ("issue 42", "Option 2", "test 5"): never a key,
+as "Room 102 is free" says nothing against "Room 101 is booked"."""
+_NEVER_KEYS: Final = VALUE_WORDS | _CHANGE | _COUNTED
+_NOT_KEYS: Final = FILLER | _NEVER_KEYS
+
+Settings = tuple[frozenset[tuple[str, str]], frozenset[str]]
+"""(key, value) pairs, and the folded words beside them (rule 2)."""
+_NONE: Final[Settings] = (frozenset(), frozenset())
+
+
+def _fold(word: str) -> str:
+    """`word` without case or suffix (rule 1), to compare two forms of one word."""
+    word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word
+
+
+def _key(tokens: list[str], index: int) -> str | None:
+    """The key `tokens[index]` is, if it is one (rule 1)."""
+    if not 0 <= index < len(tokens):
+        return None
+    token = tokens[index]
+    if not token[0].isalpha() or _NUMBER.fullmatch(token) is not None:
+        return None
+    lowered = token.lower()
+    named = index and token[0].isupper() and tokens[index - 1][0].isalpha()
+    if lowered in _NEVER_KEYS or (lowered in FILLER and not named):
+        return None  # a name ("Go") may be a filler word, never a unit or a change word
+    return _fold(token)
+
+
+def _read_settings(text: str) -> Settings:
+    if _DIGIT.search(text) is None:
+        return _NONE  # rule 3
+    tokens = _TOKEN.findall(text)
+    pairs: set[tuple[str, str]] = set()
+    for index, token in enumerate(tokens):
+        if _NUMBER.fullmatch(token) is None:
+            continue
+        before = index - 2 if index > 1 and tokens[index - 1].lower() in _LINKS else index - 1
+        for key in (_key(tokens, before), _key(tokens, index + 1)):
+            if key is not None:
+                pairs.add((key, token.lstrip("v")))
+    if not pairs:
+        return _NONE
+    words = {_fold(t) for t in tokens if t[0].isalpha() and t.lower() not in _NOT_KEYS}
+    return frozenset(pairs), frozenset(words - _CHANGE_FOLDS)
+
+
+_CHANGE_FOLDS: Final = frozenset(map(_fold, _CHANGE))
+"""Change words in any form ("upgrades", "bumping"): never what a statement names."""
+_settings: Final = Memo(_read_settings, 1 << 15).__getitem__
+
+
+def has_settings(text: str) -> bool:
+    """Whether `text` gives any setting (rule 1)."""
+    return bool(_settings(text)[0])
+
+
+def _changes(new: str, old: str) -> bool:
+    """Whether `new` gives what `old` gives with a value changed (rule 2)."""
+    mine, my_words = _settings(new)
+    theirs, their_words = _settings(old)
+    if not mine or not theirs or not my_words <= their_words:
+        return False
+    my_keys = {key for key, _ in mine}
+    return {key for key, _ in theirs} <= my_keys and not theirs <= mine
+
+
+def other_settings(new: str, old: str) -> bool:
+    """Whether `new` and `old` both give settings, none with a key of the other (rule 2)."""
+    mine, theirs = _settings(new)[0], _settings(old)[0]
+    return bool(mine) and bool(theirs) and not {key for key, _ in mine} & {k for k, _ in theirs}
+
+
+def newest_changed(said: Sequence[str], new: str) -> int | None:
+    """The index of the newest of `said` whose settings `new` gives with a value changed
+    (rule 2), of the same polarity ("Don't use Python 2" leaves "Use Python 3.10")."""
+    if not has_settings(new):
+        return None  # rule 3: most statements give none
+    kind = kind_of(new)
+    if kind == "permission":
+        return None
+    for index in range(len(said) - 1, -1, -1):
+        old = said[index]
+        if _changes(new, old) and (kind == "prohibition") == (kind_of(old) == "prohibition"):
+            return index
+    return None
