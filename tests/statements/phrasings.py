@@ -331,11 +331,17 @@ SEPARATE_SETTINGS: Final[tuple[tuple[str, str], ...]] = (
     ("Please use Python 3.10.", "Don't use Python 2."),
     ("Chapter 3 is done.", "Chapter 4 is next."),
     ("Room 101 is booked.", "Room 102 is free."),
+    ("Test 5 fails.", "Test 6 fails too."),
+    ("Issue 42 is the login bug.", "Issue 43 is the signup bug."),
+    ("Fix bug 12.", "Also fix bug 13."),
+    ("Review PR 123.", "Review PR 124 as well."),
+    ("Ticket 881 is blocked on legal.", "Ticket 902 is blocked on design."),
 )
 """(older, newer): two settings that share a word, a name or a kind of value but are
 about different things, or one of many picked by number. Both hold, in either order
 (before `_settings`, the retries and requests limits were read as one subject and the
-older was dropped)."""
+older was dropped; so were "Test 5 fails." and the four after it, by their shared words
+or by "fails" read as the key of a number)."""
 
 
 def standing(text: str) -> list[tuple[str, str]]:

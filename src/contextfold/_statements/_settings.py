@@ -7,7 +7,8 @@ Rules:
    most one linking word ("retries to 5", "port is 9090", "batch size of 64"), or right
    after it ("3 retries"). The key is no filler, unit or change word; a capitalized word
    after a word is a name and counts even if filler ("Go 1.22"; "May 20" is a date). A
-   noun a number picks one of many by ("issue 42", "Option 2") is no key.
+   noun a number picks one of many by ("issue 42", "Option 2") is no key, and that
+   number no value ("Test 6 fails" sets no "fails").
    Keys and words are folded without case or suffix ("retries"/"retry",
    "targeting"/"target", "running"/"run").
 2. A newer statement changes an older one's settings when it gives every key the older
@@ -21,7 +22,9 @@ Rules:
    use Python 2" leaves "Use Python 3.10" standing).
    Two statements that both give settings, none with a key of the other, are about
    different things however many words they share ("Max 3 retries per request", "Max 10
-   requests per minute").
+   requests per minute"); so are two that pick different ones of many by the same noun
+   and none in common ("Test 5 fails." and "Test 6 fails too."; "Review PR 123." and
+   "Review PR 124 as well.").
 3. Cheap first: a text without a digit gives no setting and is read no further; what a
    text gives is cached per text, as every statement on the card is asked again.
 """
@@ -38,7 +41,7 @@ from ._statement import kind_of
 from ._subjects import FILLER, VALUE_WORDS
 from ._values import UPDATE_WORDS
 
-__all__ = ["has_settings", "newest_changed", "other_settings"]
+__all__ = ["has_settings", "newest_changed", "other_items", "other_settings"]
 
 _TOKEN: Final = re.compile(
     r"(?<![\w$€£.:/-])v?\d+(?:\.\d+)*(?![\w%:/-]|\.\d)|[A-Za-z][\w'+#-]*|[=:]"
@@ -107,8 +110,8 @@ def _read_settings(text: str) -> Settings:
     tokens = _TOKEN.findall(text)
     pairs: set[tuple[str, str]] = set()
     for index, token in enumerate(tokens):
-        if _NUMBER.fullmatch(token) is None:
-            continue
+        if _NUMBER.fullmatch(token) is None or (index and tokens[index - 1].lower() in _COUNTED):
+            continue  # no number, or one that picks one of many ("test 6 fails"): no setting
         before = index - 2 if index > 1 and tokens[index - 1].lower() in _LINKS else index - 1
         for key in (_key(tokens, before), _key(tokens, index + 1)):
             if key is not None:
@@ -122,6 +125,30 @@ def _read_settings(text: str) -> Settings:
 _CHANGE_FOLDS: Final = frozenset(map(_fold, _CHANGE))
 """Change words in any form ("upgrades", "bumping"): never what a statement names."""
 _settings: Final = Memo(_read_settings, 1 << 15).__getitem__
+
+
+def _read_items(text: str) -> frozenset[tuple[str, str]]:
+    """The (noun, number) pairs by which `text` picks one of many ("issue 42") (rule 2)."""
+    if _DIGIT.search(text) is None:
+        return frozenset()  # rule 3
+    tokens = _TOKEN.findall(text)
+    return frozenset(
+        (_fold(tokens[k - 1]), token.lstrip("v"))
+        for k, token in enumerate(tokens)
+        if k and _NUMBER.fullmatch(token) is not None and tokens[k - 1].lower() in _COUNTED
+    )
+
+
+_items: Final = Memo(_read_items, 1 << 15).__getitem__
+
+
+def other_items(new: str, old: str) -> bool:
+    """Whether `new` and `old` pick different ones of many by a noun they share, and no
+    one in common (rule 2): "Test 6 fails too." is not "Test 5 fails." said again."""
+    mine, theirs = _items(new), _items(old)
+    if not mine or not theirs or mine & theirs:
+        return False
+    return bool({noun for noun, _ in mine} & {noun for noun, _ in theirs})
 
 
 def has_settings(text: str) -> bool:
