@@ -4,8 +4,11 @@ with another value, naming nothing more, changes it; different things both hold.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from contextfold._statements._settings import has_settings, newest_changed, other_settings
+from contextfold._statements import _settings
+from contextfold._statements._settings import apart, has_settings, newest_changed
 
 
 @pytest.mark.parametrize(
@@ -63,6 +66,16 @@ def test_the_newest_statement_with_a_changed_setting(
 
 
 def test_settings_under_no_common_key_are_other_things() -> None:
-    assert other_settings("Max 10 requests per minute.", "Max 3 retries per request.")
-    assert not other_settings("Let's bump retries to 5.", "Max 3 retries per request.")
-    assert not other_settings("Max 10 requests per minute.", "Never log secrets.")
+    assert apart("Max 10 requests per minute.", "Max 3 retries per request.")
+    assert not apart("Let's bump retries to 5.", "Max 3 retries per request.")
+    assert not apart("Max 10 requests per minute.", "Never log secrets.")
+    assert apart("Test 6 fails too.", "Test 5 fails.")
+    assert not apart("Test 5 fails again.", "Test 5 fails.")
+
+
+@given(st.text(alphabet="ab v1.2-:/$'#%_ x9", max_size=24))
+def test_the_plain_number_gate_never_skips_a_number_token(text: str) -> None:
+    """Rule 3: a text the one search finds no plain number in has no number token."""
+    numbers = [t for t in _settings._TOKEN.findall(text) if _settings._NUMBER.fullmatch(t)]
+    if _settings._PLAIN_NUMBER.search(text) is None:
+        assert numbers == []

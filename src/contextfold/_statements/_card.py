@@ -49,7 +49,7 @@ from .._messages import REF_PATTERN, Message
 from ._cue_table import OVERRIDE_ONLY, is_retraction
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
-from ._settings import has_settings, newest_changed, other_items, other_settings
+from ._settings import apart, has_settings, newest_changed
 from ._statement import (
     NOT_RULES,
     Statement,
@@ -383,6 +383,6 @@ def _same_subject(current: list[Statement], new: Statement, kind: StatementKind)
         close = shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs))
         if (
             close or (shared == len(words) == len(theirs) and names(new.text) and names(old.text))
-        ) and not (other_settings(new.text, old.text) or other_items(new.text, old.text)):
+        ) and not apart(new.text, old.text):
             return index
     return None

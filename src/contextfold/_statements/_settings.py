@@ -25,8 +25,9 @@ Rules:
    requests per minute"); so are two that pick different ones of many by the same noun
    and none in common ("Test 5 fails." and "Test 6 fails too."; "Review PR 123." and
    "Review PR 124 as well.").
-3. Cheap first: a text without a digit gives no setting and is read no further; what a
-   text gives is cached per text, as every statement on the card is asked again.
+3. Cheap first: a text without a plain number (one search) gives no setting and is read
+   no further; what a text gives is cached per text, as every statement on the card is
+   asked again.
 """
 
 from __future__ import annotations
@@ -41,14 +42,15 @@ from ._statement import kind_of
 from ._subjects import FILLER, VALUE_WORDS
 from ._values import UPDATE_WORDS
 
-__all__ = ["has_settings", "newest_changed", "other_items", "other_settings"]
+__all__ = ["apart", "has_settings", "newest_changed"]
 
-_TOKEN: Final = re.compile(
-    r"(?<![\w$€£.:/-])v?\d+(?:\.\d+)*(?![\w%:/-]|\.\d)|[A-Za-z][\w'+#-]*|[=:]"
-)
+_PLAIN: Final = r"(?<![\w$€£.:/-])v?\d+(?:\.\d+)*(?![\w%:/-]|\.\d)"
+_TOKEN: Final = re.compile(rf"{_PLAIN}|[A-Za-z][\w'+#-]*|[=:]")
 """A plain number or version, a word, or a linking sign, in order (rule 1)."""
 _NUMBER: Final = re.compile(r"v?\d+(?:\.\d+)*")
-_DIGIT: Final = re.compile(r"\d")
+_PLAIN_NUMBER: Final = re.compile(r"\d(?<![\w$€£.:/-]\d)\d*(?:\.\d+)*(?![\w%:/-]|\.\d)|v\d")
+"""A plain number (`_PLAIN` from its first digit, as `_facts` rule 5 says), or a word such
+as "v1", anywhere: a text without one has no number token either (rule 3)."""
 _LINKS: Final = word_set("to at of is are = : now")
 _CHANGE: Final = UPDATE_WORDS | word_set(
     "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
@@ -67,9 +69,10 @@ as "Room 102 is free" says nothing against "Room 101 is booked"."""
 _NEVER_KEYS: Final = VALUE_WORDS | _CHANGE | _COUNTED
 _NOT_KEYS: Final = FILLER | _NEVER_KEYS
 
-Settings = tuple[frozenset[tuple[str, str]], frozenset[str]]
-"""(key, value) pairs, and the folded words beside them (rule 2)."""
-_NONE: Final[Settings] = (frozenset(), frozenset())
+Settings = tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[tuple[str, str]]]
+"""(key, value) pairs, the folded words beside them, and the (noun, number) pairs that
+pick one of many ("issue 42"), all read in one pass (rule 2)."""
+_NONE: Final[Settings] = (frozenset(), frozenset(), frozenset())
 
 
 def _fold(word: str) -> str:
@@ -105,21 +108,26 @@ def _key(tokens: list[str], index: int) -> str | None:
 
 
 def _read_settings(text: str) -> Settings:
-    if _DIGIT.search(text) is None:
+    if _PLAIN_NUMBER.search(text) is None:
         return _NONE  # rule 3
     tokens = _TOKEN.findall(text)
     pairs: set[tuple[str, str]] = set()
+    items: set[tuple[str, str]] = set()
     for index, token in enumerate(tokens):
-        if _NUMBER.fullmatch(token) is None or (index and tokens[index - 1].lower() in _COUNTED):
-            continue  # no number, or one that picks one of many ("test 6 fails"): no setting
+        if _NUMBER.fullmatch(token) is None:
+            continue
+        value = token.lstrip("v")
+        if index and (noun := tokens[index - 1].lower()) in _COUNTED:
+            items.add((_fold(noun), value))  # one of many ("test 6 fails"): no setting
+            continue
         before = index - 2 if index > 1 and tokens[index - 1].lower() in _LINKS else index - 1
         for key in (_key(tokens, before), _key(tokens, index + 1)):
             if key is not None:
-                pairs.add((key, token.lstrip("v")))
+                pairs.add((key, value))
     if not pairs:
-        return _NONE
+        return (frozenset(), frozenset(), frozenset(items)) if items else _NONE
     words = {_fold(t) for t in tokens if t[0].isalpha() and t.lower() not in _NOT_KEYS}
-    return frozenset(pairs), frozenset(words - _CHANGE_FOLDS)
+    return frozenset(pairs), frozenset(words - _CHANGE_FOLDS), frozenset(items)
 
 
 _CHANGE_FOLDS: Final = frozenset(map(_fold, _CHANGE))
@@ -127,28 +135,17 @@ _CHANGE_FOLDS: Final = frozenset(map(_fold, _CHANGE))
 _settings: Final = Memo(_read_settings, 1 << 15).__getitem__
 
 
-def _read_items(text: str) -> frozenset[tuple[str, str]]:
-    """The (noun, number) pairs by which `text` picks one of many ("issue 42") (rule 2)."""
-    if _DIGIT.search(text) is None:
-        return frozenset()  # rule 3
-    tokens = _TOKEN.findall(text)
-    return frozenset(
-        (_fold(tokens[k - 1]), token.lstrip("v"))
-        for k, token in enumerate(tokens)
-        if k and _NUMBER.fullmatch(token) is not None and tokens[k - 1].lower() in _COUNTED
-    )
-
-
-_items: Final = Memo(_read_items, 1 << 15).__getitem__
-
-
-def other_items(new: str, old: str) -> bool:
-    """Whether `new` and `old` pick different ones of many by a noun they share, and no
-    one in common (rule 2): "Test 6 fails too." is not "Test 5 fails." said again."""
-    mine, theirs = _items(new), _items(old)
-    if not mine or not theirs or mine & theirs:
+def apart(new: str, old: str) -> bool:
+    """Whether `new` and `old` are about different things (rule 2): both give settings,
+    none with a key of the other, or both pick different ones of many by a noun they
+    share and none in common ("Test 6 fails too." is not "Test 5 fails." said again)."""
+    mine, _, my_items = _settings(new)
+    theirs, _, their_items = _settings(old)
+    if mine and theirs and not {key for key, _ in mine} & {key for key, _ in theirs}:
+        return True
+    if not my_items or not their_items or my_items & their_items:
         return False
-    return bool({noun for noun, _ in mine} & {noun for noun, _ in theirs})
+    return bool({noun for noun, _ in my_items} & {noun for noun, _ in their_items})
 
 
 def has_settings(text: str) -> bool:
@@ -158,18 +155,12 @@ def has_settings(text: str) -> bool:
 
 def _changes(new: str, old: str) -> bool:
     """Whether `new` gives what `old` gives with a value changed (rule 2)."""
-    mine, my_words = _settings(new)
-    theirs, their_words = _settings(old)
+    mine, my_words, _ = _settings(new)
+    theirs, their_words, _ = _settings(old)
     if not mine or not theirs or not my_words <= their_words:
         return False
     my_keys = {key for key, _ in mine}
     return {key for key, _ in theirs} <= my_keys and not theirs <= mine
-
-
-def other_settings(new: str, old: str) -> bool:
-    """Whether `new` and `old` both give settings, none with a key of the other (rule 2)."""
-    mine, theirs = _settings(new)[0], _settings(old)[0]
-    return bool(mine) and bool(theirs) and not {key for key, _ in mine} & {k for k, _ in theirs}
 
 
 def newest_changed(said: Sequence[str], new: str) -> int | None:
