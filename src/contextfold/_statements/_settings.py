@@ -40,7 +40,7 @@ from .._content_cache import Memo
 from ._facts import word_set
 from ._statement import kind_of
 from ._subjects import FILLER, VALUE_WORDS
-from ._values import UPDATE_WORDS
+from ._values import UPDATE_WORDS, plural_stem
 
 __all__ = ["apart", "has_settings", "newest_changed"]
 
@@ -77,15 +77,12 @@ _NONE: Final[Settings] = (frozenset(), frozenset(), frozenset())
 
 def _fold(word: str) -> str:
     """`word` without case or suffix (rule 1), to compare two forms of one word."""
-    word = word.lower()
-    if len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"
-    elif len(word) > 5 and word.endswith("ing"):
+    lowered = word.lower()
+    word = plural_stem(lowered)
+    if word == lowered and len(word) > 5 and word.endswith("ing"):
         word = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
+    elif word == lowered and len(word) > 4 and word.endswith("ed"):
         word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":

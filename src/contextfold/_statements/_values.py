@@ -198,7 +198,8 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
         lowered = word.lower()
         if lowered in _NOT_SUBJECTS:
             return ()
-        stem = _stem(word if lowered == word else lowered)  # a stem shares its key's characters
+        # a stem shares its key's characters
+        stem = plural_stem(word if lowered == word else lowered)
         return (stem,) if len(stem) > 1 and stem not in _NOT_STEMS else ()
     if _has_digit(word):
         return ()
@@ -209,7 +210,7 @@ def _read_word_subjects(word: str) -> tuple[str, ...]:
     for piece in (lowered,) if lowered.isalpha() else _JOINERS.split(lowered):
         if piece in FILLER or piece in UPDATE_WORDS or "'" in piece:
             continue
-        stem = _stem(piece)
+        stem = plural_stem(piece)
         if len(stem) > 1 and stem not in FILLER and stem not in VALUE_WORDS:
             out.append(stem)
     return tuple(out)
@@ -227,7 +228,8 @@ def _has_digit(word: str) -> bool:
     return not word.isalpha() and any(map(str.isdigit, word))
 
 
-def _stem(word: str) -> str:
+def plural_stem(word: str) -> str:
+    """`word` without a plural ending ("retries" -> "retry", "ports" -> "port")."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
