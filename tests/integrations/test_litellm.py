@@ -50,6 +50,25 @@ def _close_the_loop_litellm_leaves() -> Iterator[None]:
     policy.set_event_loop(None)
 
 
+@pytest.fixture(autouse=True)
+def _close_the_clients_litellm_caches() -> Iterator[None]:
+    """LiteLLM keeps an SDK client per endpoint in `in_memory_llm_clients_cache`, each with
+    its connection pool open to a server the test has already stopped: close them all after
+    each test (their sockets would otherwise raise ResourceWarnings at exit)."""
+    yield
+    cache = litellm.in_memory_llm_clients_cache
+    clients = list(cache.cache_dict.values())
+    cache.flush_cache()
+    for client in clients:
+        close = getattr(client, "close", None)
+        if close is None:
+            continue
+        if asyncio.iscoroutinefunction(close):
+            asyncio.run(close())
+        else:
+            close()
+
+
 def request(server: ChatModelServer, history: list[Any], session: str) -> dict[str, Any]:
     return {
         "model": "openai/gpt-4o",
