@@ -46,9 +46,10 @@ from typing import Final
 
 from .._content_cache import Memo
 from .._messages import REF_PATTERN, Message
-from ._cue_table import OVERRIDE_ONLY, is_retraction
+from ._cue_table import OVERRIDE_ONLY
 from ._facts import normalize
 from ._kinds import StatementKind, is_update, replaced_values
+from ._retractions import is_retraction
 from ._settings import apart, has_settings, newest_changed
 from ._statement import (
     NOT_RULES,

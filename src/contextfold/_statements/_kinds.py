@@ -33,9 +33,10 @@ from typing import Final, Literal
 
 from .._content_cache import Memo
 from .._messages import REF_PATTERN
-from ._cue_table import Kind, is_retraction
+from ._cue_table import Kind
 from ._cues import classify, fold, gated, words_of
 from ._facts import word_set
+from ._retractions import is_retraction
 from ._values import NO_VALUES, names, subject_words
 
 __all__ = [

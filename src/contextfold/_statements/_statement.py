@@ -24,10 +24,10 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
-from ._cue_table import RETRACT_WORDS, is_retraction
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
 from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
+from ._retractions import RETRACT_WORDS, is_retraction
 from ._subjects import subject_of
 from ._values import names, subject_words
 
