@@ -45,8 +45,11 @@ OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
 
 OPENER: Final = (
     r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
-    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]*\s+)*"
+    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder|hmm+|hm+|um+|uh+|ah|"
+    r"oops|erm?)[,:;!.]*\s+)*"
 )
+INTERJECTION: Final = r"(?:(?:hmm+|hm+|um+|uh+|oh|ah|ok|okay|well|no|so|oops|erm?)[,.!]*\s+)*"
+"""Sounds a correction may open with ("Hmm, on second thought, ...", "No wait, ...")."""
 UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
     r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
@@ -138,6 +141,24 @@ _CONVENTION: Final = (
     rf"{_CONDITIONAL})[a-z]+ (?!{_IT})[^.;?]{{0,60}}?\b(?:before|after|on|at) (?:every|each)\b)"
 )
 """A bare imperative that says how the work is always done (rule 2)."""
+_GENERIC: Final = (
+    r"^(?:(?:please|and|also|so|just|remember|note|ok|okay)[,:;!.]*\s+)*(?:(?:all|every|each|any) "
+    r"(?:[a-z][\w./-]* ){0,3}|(?!(?:the|these|those|my|your|his|her|their|its|things|results|"
+    r"numbers|changes|ones)\b)"
+    r"(?:[a-z][\w./-]* ){0,2}[a-z][\w-]*[a-rt-z]s )"
+    r"(?![^.;]*\b(?:now|soon|by then|anyway|probably|hopefully|again)\b)"
+)
+"""The generic subject of a convention: a bare plural ("Commit messages should ...",
+"Variable names should ..."; not what the work produces, "the tests", "results") or
+"every/all X", never a prediction ("... should pass now")."""
+_HEDGED: Final = (
+    r"be (?:fine|ok|okay|good|done|ready|enough|possible|easy|quick|working|fixed|able|back|"
+    r"here|there|available|up|out|better|worse|faster|slower|similar|the same|related)\b|"
+    r"(?:work|pass|help|fix|do|suffice|improve)\b"
+)
+"""What "should" predicts or hopes for, not prescribes ("should be fine", "should work")."""
+_WOULD_HAVE: Final = rf"have (?:been|done|gone|known|seen|had|made|got|gotten|taken|{PAST})"
+"""A counterfactual: "should have been caught" says what went wrong, not a rule."""
 PERSONAL: Final = (
     r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
     r"need|must|want|prefer|should|make sure)\b"
@@ -165,8 +186,7 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
         "you free fine ok okay alright need",
         r"(?=[yfin])\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
-        r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
-        r"you do not need to|no need to)\b",
+        r"you're allowed to|you (?:don'?t|do not|no longer) (?:have|need) to|no need to)\b",
     ),
     _cue(
         "limit",
@@ -302,6 +322,12 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
         rf"[a-z][a-z-]*s?(?: (?!{PAST})[a-z][a-z-]*)?(?: (?:please|allowed|permitted))?[.!]?$",
     ),
     _cue(
+        "prohibition",
+        "should",
+        _GENERIC + rf"should (?:not|never)\b(?! {_WOULD_HAVE})",
+    ),
+    _cue("obligation", "should", _GENERIC + rf"should (?:always )?(?!{_WOULD_HAVE}|{_HEDGED})\w"),
+    _cue(
         "obligation",
         "must shall",
         r"(?=[ms])(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
@@ -349,7 +375,7 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
     _cue(
         "correction",
         "actually instead second change correction scratch wait",
-        r"^(?:actually|instead|on second thought|change of plans?|correction|"
+        rf"^{INTERJECTION}(?:actually|instead|on second thought|change of plans?|correction|"
         r"scratch that|wait)\b",
     ),
     _cue(

@@ -24,9 +24,10 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
+from ._cue_table import INTERJECTION
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
-from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
+from ._kinds import UPDATE_LEAD, StatementKind, is_pick, is_update, rank, statement_kind
 from ._retractions import RETRACT_WORDS, is_retraction
 from ._subjects import subject_of
 from ._values import names, subject_words
@@ -218,8 +219,8 @@ def counts_alone(text: str) -> bool:
 
 
 _CORRECTION_LEAD: Final = re.compile(
-    r"^(?:actually|correction|instead|on second thought|change of plans?|scratch that|wait)"
-    r"\b[\s,:;.!-]*",
+    rf"^{INTERJECTION}(?:actually|correction|instead|on second thought|change of plans?|"
+    r"scratch that|wait)\b[\s,:;.!-]*",
     re.IGNORECASE,
 )
 
@@ -233,7 +234,7 @@ def _stands(text: str) -> bool:
     if is_retraction(fold(text)):
         return False  # a retraction only lifts what it names
     rest = _CORRECTION_LEAD.sub("", text, count=1)
-    return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
+    return bool(rest) and (statement_kind(rest[0].upper() + rest[1:]) is not None or is_pick(rest))
 
 
 def _read_words(text: str) -> tuple[str, ...]:
