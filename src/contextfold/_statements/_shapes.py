@@ -307,10 +307,8 @@ def _path_like(value: str) -> bool:
 
 _TOP_FOLDERS: Final = frozenset(
     """
-    src lib libs app apps test tests spec specs docs doc bin cmd pkg pkgs packages internal
-    vendor config configs scripts tools build dist examples assets static public include
-    migrations fixtures components pages api services modules utils feat feature fix bugfix
-    hotfix release
+    src lib libs app apps test tests spec specs docs doc bin cmd pkg internal vendor config
+    configs scripts examples migrations fixtures feat feature fix bugfix hotfix release
     """.split()  # noqa: SIM905 - a word table written as prose, like `_facts.word_set`
 )
 """Folders a one-slash relative path starts with ("tests/unit", "src/api"; git branch
