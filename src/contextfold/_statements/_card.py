@@ -8,10 +8,8 @@ Rules:
    subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
-   names by an old value ("not 3.12"; a retraction names by any value it holds, "forget
-   what I said about Fridays", without case or plural) or shares the most subject words
-   with (the family noun "budget" or "deadline" counting as one when no other words
-   differ), or, when it has no subject words, the newest statement with a date, amount
+   names by an old value or shares the most subject words with (`_updates`), or, when it
+   has no subject words, the newest statement with a date, amount
    or version as it states ("Actually, make it 3.12"), joined after what that one said,
    so the card still says what the value is for; a goal, fact or decision replaces an older one of
    its own kind about the same subject (two or more shared subject words, most of the
@@ -25,7 +23,9 @@ Rules:
    give settings under no common key are never one subject.
    A statement that says again what a retraction on the card lifted replaces the
    retraction. A permission relaxes the prohibition with its subject key, else the
-   newest whose key holds all of its two or more key words; one that relaxes nothing but
+   newest whose key holds all of its two or more key words; one that lifts a duty ("you
+   no longer need to ...") relaxes the newest rule most of its key words are shared
+   with; one that relaxes nothing but
    says all the subject words of a prohibition ("you can add pytest-mock as a dependency")
    is its exception, placed after it (both hold); any other adds nothing. The replacement
    takes the old one's place, so the card's order is stable.

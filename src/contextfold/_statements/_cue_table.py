@@ -4,9 +4,10 @@ Rules:
 1. CUES are tried in order; the first that matches names the rule's kind (`_cues`
    reads sentences with them).
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
-   permission ("you may edit the tests now") or a correction ("actually, use 3.12"); a
-   retraction ("Forget what I said about X", "The X rule no longer applies", "Never mind
-   the deadline") is a correction, tried first.
+   permission ("you may edit the tests now", "you no longer need to ...") or a correction
+   ("actually, use 3.12", after any sounds: "Hmm, actually ..."); a retraction ("Forget
+   what I said about X", "The X rule no longer applies", "Never mind the deadline",
+   `_retractions`) is a correction, tried first.
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
@@ -18,7 +19,11 @@ Rules:
    that idea", "I love it", "I hate to bother you").
    A bare imperative that says how the work is always done ("use X for <a purpose>", "do
    X before every ...") is an obligation, unless it names a particular thing ("use it for
-   the payment"); "prefer X over Y", a preference. Other languages: `_foreign_cues`, last.
+   the payment"); so is what a generic subject "should" be or do ("Commit messages
+   should be in the imperative mood", "Every function should have a docstring"; "should
+   never": a prohibition), never a prediction ("The tests should pass now", "That should
+   be fine") or a counterfactual ("should have been caught"); "prefer X over Y", a
+   preference. Other languages: `_foreign_cues`, last.
 3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence, or the
    gate CJK) of which every match contains one (`_cues` rule 3).
 """

@@ -5,8 +5,10 @@ Rules:
    update's lead-in ("Update:", "Scratch that,"), a fact, goal or decision stays one; else a
    goal or next step (GOAL cues, or an imperative that names a value); else a decision
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
-   amount, version, number or name) and is not a question or a request for help. Short
-   acknowledgements ("ok", "sounds good", "thanks"), bare go-aheads ("Please
+   amount, version, number or name) or a standing state (`_STATE`: "I'm a premium
+   member", "We use tabs", "The main branch is protected") and is not a question or a
+   request for help. Short acknowledgements ("ok", "sounds good", "thanks"; not one with
+   a number or an update: "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
    continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
    tag of a pasted card line) state nothing; a Markdown heading ("# Acme Billing
    Service", the title of a pasted document) states only a rule its words state.
@@ -14,10 +16,11 @@ Rules:
    current goal and next step, then facts, values and decisions, then preferences.
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
    are read by `_values` (its rules 1-3).
-4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
-   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", "make
-   that $5,000" / "make it Friday" (a value said alone), a retraction: "forget what I said
-   about X", `_cue_table.RETRACTION`), and
+4. `is_update` marks a sentence that says an earlier statement no longer holds (a lead-in
+   such as "actually" or "scratch that", after any sounds: "Hmm, on second thought", "No
+   wait"; "No,"; "from now on", "instead", "no longer", "switch to", "is now", "not X
+   anymore", "make that $5,000" / "make it Friday" (a value said alone), a retraction:
+   "forget what I said about X", `_retractions.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -165,6 +168,9 @@ UPDATE_FIRST: Final = (
     "make it",
 )
 """How an update that names itself first starts (rule 5)."""
+_OPENS_UPDATE: Final = re.compile(INTERJECTION + f"(?:{'|'.join(map(re.escape, UPDATE_FIRST))})")
+"""An update that names itself first, after any sounds ("Hmm, actually ..."): one match at
+the start of the text (rule 5)."""
 UPDATE_NEEDS: Final = gated(
     word_set(
         """
@@ -172,7 +178,7 @@ UPDATE_NEEDS: Final = gated(
         moved moving anymore any but rather replace replaced updated bump bumped raise
         raised lower lowered increase increased increases decrease decreased decreases
         reduce reduced extend extended push pushed postpone postponed forget ignore
-        disregard mind drop scrap lift actually correction update scratch wait sorry second
+        disregard mind drop scrap lift
         """
     )
 )
@@ -282,7 +288,7 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
 def _read_is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
     folded = fold(text)
-    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
+    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and _OPENS_UPDATE.match(folded) is None:
         return False
     return _UPDATE.search(folded) is not None or is_retraction(folded)
 

@@ -13,7 +13,7 @@ Rules:
    (cached per text), so the card's text form reads back to the same statements (I7).
 4. A statement counts with nothing to replace unless it is a permission (it needs a rule
    to relax), a retraction (it lifts what it names) or a correction that, past its
-   lead-in, states nothing ("Actually, I have another question").
+   lead-in, states nothing and names no choice ("Actually, I have another question").
 """
 
 from __future__ import annotations
@@ -227,8 +227,9 @@ _CORRECTION_LEAD: Final = re.compile(
 
 def _stands(text: str) -> bool:
     """Whether a statement counts with nothing to replace: a correction only when, past its
-    lead-in, it states something ("Actually, use Python 3.13 for new scripts") rather than
-    chat ("Actually, I have another question")."""
+    lead-in, it states something ("Actually, use Python 3.13 for new scripts") or names a
+    choice ("Scratch that, aisle seat please", `is_pick`) rather than chat ("Actually, I
+    have another question")."""
     if kind_of(text) != "correction":
         return True
     if is_retraction(fold(text)):

@@ -40,7 +40,7 @@ def best_match(current: list[Statement], new: Statement) -> int | None:
     said = core_words(new.text)
     words = frozenset(said)
     family = _families(new.text)
-    head = said[-1] if said and is_pick(_past_lead(new.text)) else None
+    head = _pick_head(new.text) if said else None
     best: tuple[int, int] | None = None
     for index, old in enumerate(current):
         theirs = core_words(old.text)
@@ -58,10 +58,15 @@ def best_match(current: list[Statement], new: Statement) -> int | None:
     return None if best is None else best[1]
 
 
-def _past_lead(text: str) -> str:
-    """`text` past an update's lead-in ("Scratch that, aisle seat please" -> "aisle seat
-    please")."""
-    return UPDATE_LEAD.sub("", text, count=1) or text
+def _read_pick_head(text: str) -> str | None:
+    """The head word of an update that only names a choice ("Scratch that, aisle seat
+    please" -> "seat": its last subject word), or None for any other."""
+    said = core_words(text)
+    return said[-1] if said and is_pick(UPDATE_LEAD.sub("", text, count=1) or text) else None
+
+
+_pick_head: Final = Memo(_read_pick_head, 1 << 15).__getitem__
+"""Cached per text: asked once for every statement an update is matched against."""
 
 
 def _named_as_gone(text: str) -> frozenset[str]:
