@@ -65,7 +65,8 @@ SHAPES: dict[str, Callable[[int], list[dict[str, object]]]] = {
 
 
 def _convert(payload: list[dict[str, object]], target: str) -> Callable[[], object]:
-    return lambda: cf.convert(payload, target)
+    body = {"messages": payload}  # a body: Anthropic's system prompt has no place in a list
+    return lambda: cf.convert(body, target)
 
 
 def _langchain(payload: list[dict[str, object]]) -> Callable[[], object]:

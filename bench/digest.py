@@ -67,8 +67,10 @@ def corpus_cases(per_file: int | None = None) -> Iterator[Case]:
         yield f"{name}@0.25/heuristic", _one(record.messages, budget)
         yield f"{name}@0.25/chars4", _one(record.messages, budget, counter=QuarterCounter())
         for target in ("anthropic", "openai-responses"):
+            # a body for Anthropic: a bare list has no place for the system prompt
+            source = {"messages": record.messages} if target == "anthropic" else record.messages
             try:
-                converted = cf.convert(record.messages, target)
+                converted = cf.convert(source, target)
             except cf.ContextFoldError:
                 continue
             yield f"{name}@0.25/{target}", _one(converted, budget, model="gpt-4o")

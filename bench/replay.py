@@ -80,7 +80,8 @@ def replay_record(record: Record) -> dict[tuple[str, int], Tally]:
     """Every format and budget for one conversation (rule 1)."""
     out: dict[tuple[str, int], Tally] = {}
     for fmt in FORMATS:
-        converted = cf.convert(record.messages, fmt)
+        body = {"messages": record.messages}  # Anthropic's system prompt: the body's
+        converted = cf.convert(body if fmt == "anthropic" else record.messages, fmt)
         system = None
         if isinstance(converted, dict):
             system = converted.get("system")

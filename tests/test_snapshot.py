@@ -189,11 +189,17 @@ def test_restore_continues_with_the_same_views(
 ) -> None:
     """Property: snapshot at any turn, restore without policy= or archive=, same views after."""
     session = _session()
-    if fmt != "openai-chat":
+    system: str | None = None
+    if fmt == "anthropic":  # the system prompt has no place in a bare list: a body's
+        body = cf.convert({"messages": session}, fmt, format="openai-chat")
+        assert isinstance(body, dict)
+        assert isinstance(body["system"], str)
+        session, system = body["messages"], body["system"]
+    elif fmt != "openai-chat":
         converted = cf.convert(session, fmt, format="openai-chat")
         assert isinstance(converted, list)
         session = converted
-    manager = ContextManager(budget, "gpt-4o", format=fmt, policy=policy)
+    manager = ContextManager(budget, "gpt-4o", format=fmt, policy=policy, system=system)
     for message in session[:cut]:
         manager.add(message)
         manager.view()

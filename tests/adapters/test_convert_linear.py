@@ -53,6 +53,11 @@ TURNS: dict[str, Callable[[int], list[dict[str, object]]]] = {
 }
 
 
+def body(messages: list[dict[str, object]]) -> dict[str, object]:
+    """A request body: a bare Anthropic list has no place for the system prompt."""
+    return {"messages": messages}
+
+
 def chat(pattern: list[str], repeats: int) -> list[dict[str, object]]:
     out: list[dict[str, object]] = [{"role": "system", "content": "s"}]
     for r in range(repeats):
@@ -67,7 +72,7 @@ def chat(pattern: list[str], repeats: int) -> list[dict[str, object]]:
 def test_four_times_the_messages_cost_about_four_times_the_calls(
     target: str, pattern: list[str]
 ) -> None:
-    small, large = chat(pattern, 60), chat(pattern, 240)
+    small, large = body(chat(pattern, 60)), body(chat(pattern, 240))
     source = "openai-chat"
     ratio = calls(lambda: cf.convert(large, target, format=source)) / calls(
         lambda: cf.convert(small, target, format=source)
@@ -79,7 +84,7 @@ def test_four_times_the_messages_cost_about_four_times_the_calls(
 @pytest.mark.parametrize("target", FORMATS)
 def test_every_direction_is_linear_on_one_role_runs(source: str, target: str) -> None:
     def payload(n: int) -> object:
-        return cf.convert(chat(["user", "call", "assistant", "assistant"], n), source)
+        return cf.convert(body(chat(["user", "call", "assistant", "assistant"], n)), source)
 
     small, large = payload(50), payload(200)
     ratio = calls(lambda: cf.convert(large, target, format=source)) / calls(

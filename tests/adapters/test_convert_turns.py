@@ -144,17 +144,18 @@ def test_leading_system_messages_become_the_system_field_or_user_text() -> None:
         "system": [{"type": "text", "text": "be brief"}, {"type": "text", "text": "use tools"}],
         "messages": [user("hi")],
     }
-    assert contextfold.convert(messages, "anthropic") == [
+    with pytest.raises(contextfold.InvalidConversation, match="request body") as raised:
+        contextfold.convert(messages, "anthropic")  # a bare list has no place for them
+    assert (raised.value.index, raised.value.field) == (0, "role")
+    later = [user("hi"), {"role": "assistant", "content": "ok"}, messages[0], user("go")]
+    assert contextfold.convert(later, "anthropic") == [
+        user("hi"),
+        {"role": "assistant", "content": "ok"},
         {
             "role": "user",
-            "content": [
-                {"type": "text", "text": "be brief"},
-                {"type": "text", "text": "use tools"},
-                {"type": "text", "text": "hi"},
-            ],
-        }
+            "content": [{"type": "text", "text": "be brief"}, {"type": "text", "text": "go"}],
+        },
     ]
-    assert contextfold.validate(contextfold.convert(messages, "anthropic"), "anthropic") == []
 
 
 def test_tool_messages_and_the_next_user_message_join_one_turn_results_first() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import contextfold as cf
 from contextfold import ContextManager
 
@@ -69,3 +71,78 @@ def test_a_newer_statement_supersedes_and_the_older_is_archived() -> None:
     assert any(isinstance(a, str) and RULE in a for a in archived)
     assert cf.validate(result.payload, format="openai-chat") == []
     assert json.dumps(result.payload).count("[cf:rules]") == 1
+
+
+def _chat(*said: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [{"role": "system", "content": "You are a coding agent."}]
+    for text in said:
+        out.append({"role": "user", "content": text})
+        out.append({"role": "assistant", "content": "Noted. " + "I traced the handler. " * 40})
+    return out
+
+
+STANDING = (
+    "Commit messages should be in the imperative mood.",
+    "The main branch is protected.",
+    "Put the tests in tests/unit.",
+    "We use tabs, not spaces.",
+    "I'm allergic to peanuts.",
+)
+
+
+def test_standing_statements_without_rule_words_ride_on_the_card() -> None:
+    """Each was lost before: no cue word, no value, or a path with one slash."""
+    messages = [*_chat(*STANDING), {"role": "user", "content": "Okay, continue."}]
+    budget = cf.count_tokens(messages, "gpt-4o") // 4
+    result = cf.compact(messages, budget, "gpt-4o")
+    assert result.report.fits
+    card = _card(list(result.payload) if isinstance(result.payload, list) else [])
+    for statement in STANDING:
+        assert statement in card
+
+
+def test_a_new_pick_in_view_retires_the_old_one_from_the_card() -> None:
+    archive = cf.Archive()
+    first = _chat("Let's go with option 1.", "Keep going.", "Keep going.")
+    budget = cf.count_tokens(first, "gpt-4o") // 3
+    compacted = cf.compact(first, budget, "gpt-4o", archive=archive).payload
+    assert isinstance(compacted, list)
+    assert "option 1" in _card(compacted)
+    later = [*compacted, {"role": "user", "content": "Let's go with option 2."}]
+    again = cf.compact(later, budget * 2, "gpt-4o", archive=archive)
+    assert isinstance(again.payload, list)
+    assert "option 1" not in _card(again.payload)
+    assert "Let's go with option 2." in json.dumps(again.payload)
+
+
+POLICY = "Never issue refunds over $100. Always verify the user's identity first."
+
+
+def test_the_system_prompt_never_reaches_the_card_through_a_conversion() -> None:
+    """A bare list has no place for Anthropic's system prompt: convert refuses it rather
+    than inline it as user text (where the card read the policy as the user's rules); a
+    body keeps it in `system`, and the card holds only what the user said."""
+    messages = [
+        {"role": "system", "content": POLICY},
+        *_chat("My order number is 88213.", "Ship it to my work address, 12 Elm St.")[1:],
+        {"role": "user", "content": "Go on."},
+    ]
+    with pytest.raises(cf.InvalidConversation, match="request body"):
+        cf.convert(messages, "anthropic")
+    body = cf.convert({"messages": messages}, "anthropic")
+    assert isinstance(body, dict)
+    assert body["system"] == POLICY
+    result = cf.compact(body, cf.count_tokens(body, "gpt-4o") // 3, "gpt-4o")
+    assert isinstance(result.payload, dict)
+    assert result.payload["system"] == POLICY
+    texts = [
+        block["text"] if isinstance(block, dict) else str(block)
+        for message in result.payload["messages"]
+        for block in (
+            message["content"] if isinstance(message["content"], list) else [message["content"]]
+        )
+    ]
+    card = "\n".join(t for t in texts if t.startswith("[cf:rules]"))
+    assert "88213" in card
+    assert "refunds" not in card
+    assert "identity" not in card

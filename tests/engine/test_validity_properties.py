@@ -195,5 +195,10 @@ def test_h_convert_never_writes_a_system_message_into_anthropic_messages(
 ) -> None:
     items = list(_items(payload))
     items.insert(min(at, len(items)), {"role": "system", "content": "Be brief."})
-    converted = cf.convert(_with_items(payload, items), "anthropic", format="openai-chat")
+    source = _with_items(payload, items)
+    if isinstance(source, list) and items[0].get("role") in ("system", "developer"):
+        with pytest.raises(cf.InvalidConversation, match="request body"):
+            cf.convert(source, "anthropic", format="openai-chat")  # no place in a bare list
+        return
+    converted = cf.convert(source, "anthropic", format="openai-chat")
     assert all(m.get("role") in ("user", "assistant") for m in _items(converted))

@@ -23,6 +23,10 @@ Rules:
    `max_tokens`: it is there only when the source had a limit.
 5. `normalize` also lists every Change (dropped, changed, added) by source message index.
    The public API stays `convert` alone; the list is for tests and a later report.
+6. A bare list that opens with a system or developer prompt is refused for Anthropic
+   (InvalidConversation at message 0, field `role`): the Messages API takes the prompt
+   only in a body's `system`, and inlined as user text it would lose its role and read as
+   the user's own statements. A body keeps it; a later system message is user text.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Final, assert_never
 
-from .._errors import with_article
+from .._errors import InvalidConversation, with_article
 from .._messages import (
     EMPTY,
     Card,
@@ -89,8 +93,25 @@ def convert(payload: object, to: str, *, format: str | None = None) -> object:
     source, conversation = parse(payload, format)
     if source == target:
         return render(conversation, target)
+    if target == "anthropic" and conversation.shape == "list":
+        _no_system_prompt(conversation, source)
     converted, _ = normalize(conversation, source, target)
     return render(converted, target)
+
+
+def _no_system_prompt(conversation: Conversation, source: Format) -> None:
+    """Rule 6: a bare Anthropic list has no place for a system prompt."""
+    first = conversation.messages[0] if conversation.messages else None
+    if first is not None and first.role in ("system", "developer"):
+        raise InvalidConversation(
+            f"a bare Anthropic message list has no place for the {first.role} prompt, and as"
+            " user text it would read as the user's own words: convert a request body"
+            " ({'messages': [...]}) to get Anthropic's top-level 'system', or leave the"
+            f" {first.role} message out",
+            index=0,
+            field="role",
+            format=source,
+        )
 
 
 def normalize(

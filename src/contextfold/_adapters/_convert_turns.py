@@ -13,9 +13,9 @@ Rules, OpenAI chat:
    calls, so every call is directly followed by its tool messages.
 Rules, Anthropic:
 3. Leading system/developer messages are the system prompt: the body's `system`. A bare
-   list has no place for one (the Messages API takes only user and assistant messages),
-   so there, like a later one anywhere, it becomes user text in place; tool messages
-   become user messages.
+   list has no place for one (the Messages API takes only user and assistant messages):
+   `convert` refuses a list that opens with one (`_convert` rule 6); a later one, in a
+   list or a body, becomes user text in place; tool messages become user messages.
 4. Whitespace-only texts (outside tool results) and images Anthropic cannot take (data URLs
    that are not base64 jpeg/png/gif/webp) are dropped, then empty messages. Consecutive
    turns of one role are joined, tool results first. A conversation that does not start

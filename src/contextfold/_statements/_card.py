@@ -8,10 +8,8 @@ Rules:
    subject key (`_subjects.subject_of`) replace each other, unless two prohibitions name
    different things ("never deploy svc-a", "never deploy svc-b") and the newer is no update; an
    update ("actually", "instead", "no longer", "is now", ...) replaces the statement it
-   names by an old value ("not 3.12"; a retraction names by any value it holds, "forget
-   what I said about Fridays", without case or plural) or shares the most subject words
-   with (the family noun "budget" or "deadline" counting as one when no other words
-   differ), or, when it has no subject words, the newest statement with a date, amount
+   names by an old value or shares the most subject words with (`_updates`), or, when it
+   has no subject words, the newest statement with a date, amount
    or version as it states ("Actually, make it 3.12"), joined after what that one said,
    so the card still says what the value is for; a goal, fact or decision replaces an older one of
    its own kind about the same subject (two or more shared subject words, most of the
@@ -25,7 +23,9 @@ Rules:
    give settings under no common key are never one subject.
    A statement that says again what a retraction on the card lifted replaces the
    retraction. A permission relaxes the prohibition with its subject key, else the
-   newest whose key holds all of its two or more key words; one that relaxes nothing but
+   newest whose key holds all of its two or more key words; one that lifts a duty ("you
+   no longer need to ...") relaxes the newest rule most of its key words are shared
+   with; one that relaxes nothing but
    says all the subject words of a prohibition ("you can add pytest-mock as a dependency")
    is its exception, placed after it (both hold); any other adds nothing. The replacement
    takes the old one's place, so the card's order is stable.
@@ -44,11 +44,10 @@ from itertools import repeat, takewhile
 from operator import attrgetter, is_
 from typing import Final
 
-from .._content_cache import Memo
 from .._messages import REF_PATTERN, Message
-from ._cue_table import OVERRIDE_ONLY, is_retraction
+from ._cue_table import OVERRIDE_ONLY
 from ._facts import normalize
-from ._kinds import StatementKind, is_update, replaced_values
+from ._kinds import StatementKind, is_update
 from ._settings import apart, has_settings, newest_changed
 from ._statement import (
     NOT_RULES,
@@ -60,6 +59,7 @@ from ._statement import (
     statement_sentences,
     subject_key,
 )
+from ._updates import best_match, by_value, is_retraction_text
 from ._values import names, values
 
 __all__ = ["CardState"]
@@ -152,7 +152,7 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
         return None  # said before, in other spaces or case
     index = _target(current, new)
     if index is None and _needs_context(new):
-        index = _by_value(current, new)
+        index = by_value(current, new)
         if index is not None:
             old = current[index]
             current[index] = _in_context(old, new)
@@ -187,7 +187,7 @@ def _target(current: list[Statement], new: Statement) -> int | None:
         if lifted is not None:
             return lifted
     if is_update(new.text) or kind in OVERRIDE_ONLY:
-        return _best_match(current, new)
+        return best_match(current, new)
     if kind in NOT_RULES:
         return _same_subject(current, new, kind)
     return None
@@ -198,7 +198,7 @@ def _lifted(current: list[Statement], new: Statement) -> int | None:
     said again (two or more subject words shared, most of the smaller set)."""
     words: frozenset[str] | None = None
     for index, old in enumerate(current):
-        if not _is_retraction(old.text):
+        if not is_retraction_text(old.text):
             continue
         words = frozenset(core_words(new.text)) if words is None else words
         theirs = core_words(old.text)
@@ -206,14 +206,6 @@ def _lifted(current: list[Statement], new: Statement) -> int | None:
         if shared >= 2 and shared * 3 >= 2 * min(len(words), len(theirs)):
             return index
     return None
-
-
-def _read_retraction(text: str) -> bool:
-    return is_retraction(normalize(text))
-
-
-_is_retraction: Final = Memo(_read_retraction, 1 << 15).__getitem__
-"""Cached per text: every statement on the card is asked again for every new one."""
 
 
 def _needs_context(new: Statement) -> bool:
@@ -251,65 +243,28 @@ def _other_things(old: Statement, new: Statement) -> bool:
     return bool(mine) and bool(theirs) and not mine & theirs
 
 
-def _best_match(current: list[Statement], new: Statement) -> int | None:
-    gone = _named_as_gone(new.text)
-    words = frozenset(core_words(new.text))
-    family = _families(new.text)
-    best: tuple[int, int] | None = None
-    for index, old in enumerate(current):
-        named = len(gone & _keys_of(old.text)) if gone else 0
-        theirs = core_words(old.text)
-        shared = len(words.intersection(theirs))
-        if family and (words.issubset(theirs) or words.issuperset(theirs)):
-            shared += len(family & _families(old.text))  # "the budget was raised to $800"
-        if not named and not shared:
-            continue
-        if not named and shared < 2 and min(len(words), len(theirs)) > 1:
-            continue  # one shared word of several ("write") is not the same subject
-        score = 4 * named + shared
-        if best is None or score >= best[0]:
-            best = (score, index)
-    return None if best is None else best[1]
-
-
-def _named_as_gone(text: str) -> frozenset[str]:
-    """The values `text` says no longer hold, as `_value_keys`: those it names as old ones
-    ("not 3.12"), and for a retraction every value it names ("Forget what I said about
-    Fridays": a name is a value, so it is no subject word to match by)."""
-    gone = replaced_values(text)
-    if _is_retraction(text):
-        gone = gone | values(text)
-    return _value_keys(gone) if gone else gone
-
-
-def _value_keys(found: frozenset[str]) -> frozenset[str]:
-    """Values compared without case or a plural's "s" ("Friday" names "Fridays")."""
-    return frozenset(_stem_value(v.casefold()) for v in found) if found else found
-
-
-def _stem_value(value: str) -> str:
-    return value[:-1] if len(value) > 3 and value.endswith("s") and value[-2:] != "ss" else value
-
-
-def _read_keys(text: str) -> frozenset[str]:
-    return _value_keys(values(text))
-
-
-_keys_of: Final = Memo(_read_keys, 1 << 15).__getitem__
-"""`_value_keys(values(text))`, cached: every update asks it of every statement on the card."""
-
-
 def _relaxed(current: list[Statement], subject: str) -> int | None:
-    """The newest prohibition a permission with `subject` relaxes without its key: one
+    """The newest rule a permission with `subject` relaxes without its key: a prohibition
     whose key words hold two or more words and all of the permission's ("you can push
-    directly to main now" relaxes "never push directly to main; open a PR instead")."""
+    directly to main now" relaxes "never push directly to main; open a PR instead"), or a
+    duty that most of its two or more key words are shared with ("you no longer need to
+    run the full test suite" relaxes "run the full test suite after every change")."""
     family, _, said = subject.partition(":")
     words = frozenset(said.split())
-    if family != "neg" or len(words) < 2:
+    if family not in ("neg", "pos") or len(words) < 2:
         return None
     for index in range(len(current) - 1, -1, -1):
         old_family, _, theirs = subject_key(current[index].text).partition(":")
-        if old_family == "neg" and words.issubset(theirs.split()):
+        if old_family != family:
+            continue
+        if family == "neg" and words.issubset(theirs.split()):
+            return index
+        shared = len(words.intersection(theirs.split()))
+        if (
+            family == "pos"
+            and shared >= 2
+            and shared * 3 >= 2 * min(len(words), len(theirs.split()))
+        ):
             return index
     return None
 
@@ -327,45 +282,6 @@ def _excepted(current: list[Statement], new: Statement) -> int | None:
         if kind_of(old.text) == "prohibition" and theirs and words.issuperset(theirs):
             return index
     return None
-
-
-_VALUE_KINDS: Final = (
-    re.compile(
-        r"\d{4}-\d{2}-\d{2}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|"
-        r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
-    ),
-    re.compile(r"[$€£]\d[\d,.]*"),
-    re.compile(r"v?\d+(?:\.\d+)+"),
-)
-"""Values distinctive enough to say what an update without subject words is about: a
-date (a weekday, "May 20th"), an amount of money, a version (not a bare number: ids and
-counts are numbers too)."""
-
-
-def _value_kinds(text: str) -> frozenset[int]:
-    found = values(text)
-    return frozenset(i for i, shape in enumerate(_VALUE_KINDS) if any(map(shape.fullmatch, found)))
-
-
-def _by_value(current: list[Statement], new: Statement) -> int | None:
-    """The newest statement with a value of a kind `new` states ("Actually, make it 3.12"
-    after "The python version must be 3.11"), when `new` names no old value either."""
-    kinds = _value_kinds(new.text)
-    if not kinds or replaced_values(new.text):
-        return None
-    for index in range(len(current) - 1, -1, -1):
-        if kinds & _value_kinds(current[index].text):
-            return index
-    return None
-
-
-_FAMILY: Final = re.compile(r"\b(?:budget|deadline)\b")
-
-
-def _families(text: str) -> frozenset[str]:
-    """The rule families an update names by their noun ("the deadline moved to ..."): cue
-    words, so never subject words, yet what an update without other words is about."""
-    return frozenset(_FAMILY.findall(normalize(text)))
 
 
 def _same_subject(current: list[Statement], new: Statement, kind: StatementKind) -> int | None:

@@ -4,9 +4,10 @@ Rules:
 1. CUES are tried in order; the first that matches names the rule's kind (`_cues`
    reads sentences with them).
 2. Some cues only ever *replace* an existing rule and never add one (OVERRIDE_ONLY): a
-   permission ("you may edit the tests now") or a correction ("actually, use 3.12"); a
-   retraction ("Forget what I said about X", "The X rule no longer applies", "Never mind
-   the deadline") is a correction, tried first.
+   permission ("you may edit the tests now", "you no longer need to ...") or a correction
+   ("actually, use 3.12", after any sounds: "Hmm, actually ..."); a retraction ("Forget
+   what I said about X", "The X rule no longer applies", "Never mind the deadline",
+   `_retractions`) is a correction, tried first.
    A request that says what the work must leave alone ("change it without changing the
    dates") states a prohibition. A note the user flags for later ("Note that ...", "Keep
    in mind ...", "For later: ...") is carried like a rule: the user asked for it to stay.
@@ -18,18 +19,22 @@ Rules:
    that idea", "I love it", "I hate to bother you").
    A bare imperative that says how the work is always done ("use X for <a purpose>", "do
    X before every ...") is an obligation, unless it names a particular thing ("use it for
-   the payment"); "prefer X over Y", a preference. Other languages: `_foreign_cues`, last.
+   the payment"); so is what a generic subject "should" be or do ("Commit messages
+   should be in the imperative mood", "Every function should have a docstring"; "should
+   never": a prohibition), never a prediction ("The tests should pass now", "That should
+   be fine") or a counterfactual ("should have been caught"); "prefer X over Y", a
+   preference. Other languages: `_foreign_cues`, last.
 3. Each cue names the words (`needs`: maximal runs of a-z in the folded sentence, or the
    gate CJK) of which every match contains one (`_cues` rule 3).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final, Literal
 
 from ._facts import word_set
 from ._foreign_cues import FOREIGN_CUES
+from ._retractions import RETRACTION
 
 Kind = Literal[
     "prohibition",
@@ -45,8 +50,11 @@ OVERRIDE_ONLY: Final[frozenset[Kind]] = frozenset({"permission", "correction"})
 
 OPENER: Final = (
     r"^(?:(?:please|and|also|but|so|actually|oh|ok|okay|just|again|remember|note|however|"
-    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder)[,:;!.]*\s+)*"
+    r"plus|then|sure|yes|no|well|finally|additionally|important|reminder|hmm+|hm+|um+|uh+|ah|"
+    r"oops|erm?)[,:;!.]*\s+)*"
 )
+INTERJECTION: Final = r"(?:(?:hmm+|hm+|um+|uh+|oh|ah|ok|okay|well|no|so|oops|erm?)[,.!]*\s+)*"
+"""Sounds a correction may open with ("Hmm, on second thought, ...", "No wait, ...")."""
 UNIT: Final = (
     r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:%|percent|dollars?|usd|eur|euros?|hours?|hrs?|days?|"
     r"weeks?|minutes?|mins?|lines?|words?|tokens?|files?|characters?|chars|bags?|seconds?|"
@@ -138,46 +146,28 @@ _CONVENTION: Final = (
     rf"{_CONDITIONAL})[a-z]+ (?!{_IT})[^.;?]{{0,60}}?\b(?:before|after|on|at) (?:every|each)\b)"
 )
 """A bare imperative that says how the work is always done (rule 2)."""
+_GENERIC: Final = (
+    r"^(?:(?:please|and|also|so|just|remember|note|ok|okay)[,:;!.]*\s+)*(?:(?:all|every|each|any) "
+    r"(?:[a-z][\w./-]* ){0,3}|(?!(?:the|these|those|my|your|his|her|their|its|things|results|"
+    r"numbers|changes|ones)\b)"
+    r"(?:[a-z][\w./-]* ){0,2}[a-z][\w-]*[a-rt-z]s )"
+    r"(?![^.;]*\b(?:now|soon|by then|anyway|probably|hopefully|again)\b)"
+)
+"""The generic subject of a convention: a bare plural ("Commit messages should ...",
+"Variable names should ..."; not what the work produces, "the tests", "results") or
+"every/all X", never a prediction ("... should pass now")."""
+_HEDGED: Final = (
+    r"be (?:fine|ok|okay|good|done|ready|enough|possible|easy|quick|working|fixed|able|back|"
+    r"here|there|available|up|out|better|worse|faster|slower|similar|the same|related)\b|"
+    r"(?:work|pass|help|fix|do|suffice|improve)\b"
+)
+"""What "should" predicts or hopes for, not prescribes ("should be fine", "should work")."""
+_WOULD_HAVE: Final = rf"have (?:been|done|gone|known|seen|had|made|got|gotten|taken|{PAST})"
+"""A counterfactual: "should have been caught" says what went wrong, not a rule."""
 PERSONAL: Final = (
     r"\b(?:i|i'm|i'd|i'll|my|we|we're|our|you|your|please|keep|budget|limit|don't|do not|"
     r"need|must|want|prefer|should|make sure)\b"
 )
-
-
-_RULE_NOUN: Final = (
-    r"(?:earlier |previous |last |old )?(?:rule|requirement|constraint|restriction|note|"
-    r"instruction|request|preference)s?"
-)
-RETRACT_LEAD: Final = (
-    r"^(?:(?:please|ok|okay|also|and|oh)[,!]?\s+)*(?:(?:forget|ignore|disregard)(?: about)? "
-    rf"(?:what i (?:said|told you|wrote|asked)|(?:my|the|that|this) {_RULE_NOUN})|"
-    rf"forget about|never mind(?: about)? (?:the|my|that|what)|(?:drop|scrap|lift) (?:my|the|that|"
-    rf"this) {_RULE_NOUN})\b(?: (?:about|on|for|regarding|re)\b)?"
-)
-_RULE_ABOUT: Final = rf"\b(?:the |my |that )?{_RULE_NOUN} (?:about|on|for|regarding)\b"
-_NO_LONGER: Final = (
-    r"\b(?:(?:is|are) no longer (?:needed|necessary|required|relevant|valid|in effect|in force)|"
-    r"no longer (?:applies|apply|holds|hold|stands|matters))\b"
-)
-RETRACTION: Final = re.compile(rf"{RETRACT_LEAD}|(?:{_RULE_ABOUT})?[^.;]*?{_NO_LONGER}")
-"""A sentence that lifts an earlier statement without stating a new value (rule 2): it
-names itself first ("Forget what I said about ...") or says its subject no longer holds
-("The X rule no longer applies", "X is no longer needed")."""
-_LEAD_SEARCH: Final = re.compile(RETRACT_LEAD)
-_NO_LONGER_SEARCH: Final = re.compile(_NO_LONGER)
-
-
-def is_retraction(folded: str) -> bool:
-    """Whether RETRACTION matches `folded` (a folded text), in linear time: its second
-    branch matches exactly where `_NO_LONGER` does (the lazy run before it may be empty),
-    but `search` retries that run from every position, quadratic in a long text."""
-    if _LEAD_SEARCH.match(folded) is not None:
-        return True
-    return "no longer" in folded and _NO_LONGER_SEARCH.search(folded) is not None
-
-
-RETRACT_WORDS: Final = re.compile(rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}", re.IGNORECASE)
-"""The words of a retraction that say it retracts, not what it is about."""
 
 
 Cue = tuple[Kind, frozenset[str], str]
@@ -201,8 +191,7 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
         "you free fine ok okay alright need",
         r"(?=[yfin])\b(?:you (?:may|can) (?:now |also |still )?(?!not\b|be\b|see\b|find\b)"
         r"\w+|feel free to|it'?s (?:fine|ok|okay|alright) (?:to|if you)|you are allowed to|"
-        r"you're allowed to|you don'?t have to|you do not have to|you don'?t need to|"
-        r"you do not need to|no need to)\b",
+        r"you're allowed to|you (?:don'?t|do not|no longer) (?:have|need) to|no need to)\b",
     ),
     _cue(
         "limit",
@@ -338,6 +327,12 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
         rf"[a-z][a-z-]*s?(?: (?!{PAST})[a-z][a-z-]*)?(?: (?:please|allowed|permitted))?[.!]?$",
     ),
     _cue(
+        "prohibition",
+        "should",
+        _GENERIC + rf"should (?:not|never)\b(?! {_WOULD_HAVE})",
+    ),
+    _cue("obligation", "should", _GENERIC + rf"should (?:always )?(?!{_WOULD_HAVE}|{_HEDGED})\w"),
+    _cue(
         "obligation",
         "must shall",
         r"(?=[ms])(?<!\bi )(?<!there )(?<!it )(?<!that )\b(?:must|shall)\s+(?!not\b|never\b|have\b|"
@@ -385,7 +380,7 @@ _ENGLISH: Final[tuple[Cue, ...]] = (
     _cue(
         "correction",
         "actually instead second change correction scratch wait",
-        r"^(?:actually|instead|on second thought|change of plans?|correction|"
+        rf"^{INTERJECTION}(?:actually|instead|on second thought|change of plans?|correction|"
         r"scratch that|wait)\b",
     ),
     _cue(

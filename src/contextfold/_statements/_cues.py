@@ -223,7 +223,11 @@ def classify(sentence: str) -> Kind | None:
 def _context_ok(kind: Kind, folded: str) -> bool:
     """Limits and deadlines only count when someone asks for them, not in narration."""
     if kind == "limit":
-        asked = _IMPERATIVE.match(folded) is not None or re.search(PERSONAL, folded) is not None
+        asked = (
+            _IMPERATIVE.match(folded) is not None
+            or _BARE_LIMIT.match(folded) is not None
+            or re.search(PERSONAL, folded) is not None
+        )
         return asked and _NARRATION.search(folded) is None
     if kind == "deadline":
         return _IMPERATIVE.match(folded) is not None or _ASKED.search(folded) is not None
@@ -235,6 +239,11 @@ _IMPERATIVE: Final = re.compile(
     r"respond|reply|return|arrive|be|reach|call|email|notify|merge|release|publish|use|write|"
     r"spend|show|add|run|limit|cap|stay|choose|pick|find)\b"
 )
+_BARE_LIMIT: Final = re.compile(
+    OPENER + r"(?:at most|no more than|not more than|up to|a maximum of|max(?:imum)?|under|"
+    r"below|less than|within)\s+(?:a |an |the )?(?:total of )?\d"
+)
+"""A limit said alone, the rule's own words first ("No more than 3 retries.")."""
 _NARRATION: Final = re.compile(r"\b(?:ago|since|it's been|has been|have been|was|were|did)\b")
 _ASKED: Final = re.compile(
     r"\b(?:need|must|have to|has to|want|should|prefer|please|deadline|due|make sure|"

@@ -5,8 +5,10 @@ Rules:
    update's lead-in ("Update:", "Scratch that,"), a fact, goal or decision stays one; else a
    goal or next step (GOAL cues, or an imperative that names a value); else a decision
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
-   amount, version, number or name) and is not a question or a request for help. Short
-   acknowledgements ("ok", "sounds good", "thanks"), bare go-aheads ("Please
+   amount, version, number or name) or a standing state (`_STATE`: "I'm a premium
+   member", "We use tabs", "The main branch is protected") and is not a question or a
+   request for help. Short acknowledgements ("ok", "sounds good", "thanks"; not one with
+   a number or an update: "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
    continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
    tag of a pasted card line) state nothing; a Markdown heading ("# Acme Billing
    Service", the title of a pasted document) states only a rule its words state.
@@ -14,10 +16,11 @@ Rules:
    current goal and next step, then facts, values and decisions, then preferences.
 3. What a sentence is about (`subject_words`) and the values it states (`values`, `names`)
    are read by `_values` (its rules 1-3).
-4. `is_update` marks a sentence that says an earlier statement no longer holds ("actually",
-   "from now on", "instead", "no longer", "switch to", "is now", "not X anymore", "make
-   that $5,000" / "make it Friday" (a value said alone), a retraction: "forget what I said
-   about X", `_cue_table.RETRACTION`), and
+4. `is_update` marks a sentence that says an earlier statement no longer holds (a lead-in
+   such as "actually" or "scratch that", after any sounds: "Hmm, on second thought", "No
+   wait"; "No,"; "from now on", "instead", "no longer", "switch to", "is now", "not X
+   anymore", "make that $5,000" / "make it Friday" (a value said alone), a retraction:
+   "forget what I said about X", `_retractions.RETRACTION`), and
    `replaced_values` the values it names as the old ones ("not 3.12", "instead of X").
 5. Speed never changes a result: a search most sentences fail runs only when the text
    holds a word every match contains (DECISION_NEEDS, UPDATE_NEEDS, _OUTDATED_NEEDS), and
@@ -33,9 +36,10 @@ from typing import Final, Literal
 
 from .._content_cache import Memo
 from .._messages import REF_PATTERN
-from ._cue_table import Kind, is_retraction
+from ._cue_table import INTERJECTION, Kind
 from ._cues import classify, fold, gated, words_of
 from ._facts import word_set
+from ._retractions import is_retraction
 from ._values import NO_VALUES, names, subject_words
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "UPDATE_NEEDS",
     "StatementKind",
     "is_filler",
+    "is_pick",
     "is_update",
     "rank",
     "replaced_values",
@@ -71,7 +76,9 @@ RANKS: Final[dict[StatementKind, int]] = {
 }
 RULE_RANK: Final = 0
 
-_LEAD: Final = r"^(?:(?:ok|okay|so|and|also|then|now|alright|right|great|good|thanks)[,:;!.]?\s+)*"
+_LEAD: Final = (
+    r"^(?:(?:ok|okay|so|and|also|then|now|alright|right|great|good|thanks|no)[,:;!.]?\s+)*"
+)
 _GOAL: Final = re.compile(
     _LEAD
     + r"(?:(?:the |our |my |your )?next(?: step| steps| task| thing)?\b|then\b|after (?:that|this|"
@@ -80,7 +87,8 @@ _GOAL: Final = re.compile(
     r"mission|focus)\b|(?:your|our|my) (?:(?:main|real|actual|only|first) )?(?:job|role|"
     r"assignment)(?: here| today| now| for (?:this|today))?(?: is|:)|the idea (?:here )?is to\b|"
     r"(?:the |today's |this week's )?(?:goal|objective|task|plan|priority|todo|to-do)\s*:|"
-    r"i(?:'d| would)? (?:like|want|need|hope)(?: you)? to\b|"
+    r"i(?:'d| would)? (?:like|want|need|hope)(?: you| (?:the|my|our|this|these|all) [\w -]{1,40})?"
+    r" to\b|"
     r"what (?:i|we)(?:'m| am|'re| are)? (?:after|aiming for|going for|want|need)"
     r"(?: from you)?(?: is|:)|you(?:'ll| will) be (?:helping|working on|assisting)\b|"
     r"you(?:'re| are) here to\b|"
@@ -130,8 +138,8 @@ _ACK: Final = re.compile(
     r"awesome|hi|hello|hey|bye|cheers)\b[\s\w,!.']{0,24}$"
 )
 _UPDATE: Final = re.compile(
-    r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|no,|"
-    r"on second thought|small change|quick change|change)\b|"
+    rf"^{INTERJECTION}(?:actually|correction|update|change of plans?|scratch that|wait|sorry|"
+    r"instead|on second thought|small change|quick change|change)\b|^no,|"
     r"^make (?:that|it) (?:[$€£\d]|v\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)|"
     r"^[^;,]*\binstead[.!]?$|"
@@ -160,6 +168,9 @@ UPDATE_FIRST: Final = (
     "make it",
 )
 """How an update that names itself first starts (rule 5)."""
+_OPENS_UPDATE: Final = re.compile(INTERJECTION + f"(?:{'|'.join(map(re.escape, UPDATE_FIRST))})")
+"""An update that names itself first, after any sounds ("Hmm, actually ..."): one match at
+the start of the text (rule 5)."""
 UPDATE_NEEDS: Final = gated(
     word_set(
         """
@@ -198,8 +209,8 @@ _GO_AHEAD: Final = word_set(
 )
 """Words of a bare go-ahead ("Please continue.", "Go on, next step."): no goal (rule 1)."""
 UPDATE_LEAD: Final = re.compile(
-    r"^(?:actually|correction|update|change of plans?|scratch that|wait|sorry|instead|"
-    r"on second thought|small change|quick change|one change|new info)\b[\s,:;.!-]*",
+    rf"^{INTERJECTION}(?:actually|correction|update|change of plans?|scratch that|wait|sorry|"
+    r"instead|on second thought|small change|quick change|one change|new info)\b[\s,:;.!-]*",
     re.IGNORECASE,
 )
 """An update's lead-in: read past it for what the sentence states (rule 1)."""
@@ -209,6 +220,7 @@ _COMMAND: Final = re.compile(
 )
 """An instruction after the lead-in: "Actually, use 3.12" stays a correction (a rule)."""
 _MIN_CHARS: Final = 8
+_DIGIT: Final = re.compile(r"\d")
 _HEADING: Final = re.compile(r"\s*#{1,6}[ \t]+")
 """A Markdown heading: a title, not a statement (rule 1)."""
 _MAX_CHARS: Final = 400
@@ -235,12 +247,32 @@ def _read_statement_kind(sentence: str) -> StatementKind | None:
         return rule
     if not _MIN_CHARS <= len(text) <= _MAX_CHARS or text.endswith("?"):
         return None
-    folded = fold(text)
-    return None if _ACK.match(folded) else _other_kind(text, folded)
+    return _other_kind(text, fold(text))
+
+
+_STATE: Final = re.compile(
+    _LEAD + r"(?:i(?:'m| am) (?:a|an) (?!bit\b|little\b|lot\b|(?:big |huge )?fan\b|mess\b)"
+    r"(?:[a-z-]+ ){0,2}[a-z-]+$|i(?:'m| am) (?:allergic|intolerant|vegan|vegetarian|diabetic|"
+    r"pregnant|colou?r-?blind|deaf|blind|disabled|left-handed|based in|located in|new to|"
+    r"registered|subscribed|enrolled)\b|(?:i|we|(?:my|our) [a-z-]+)(?: (?:mostly|usually|"
+    r"only|always|currently|mainly))? (?:use|uses|follow|follows|own|owns|maintain|"
+    r"maintains|host|hosts|target|targets)\b(?! (?:it|this|that|them)\b)|"
+    r"(?:the|our|my) (?:[a-z][\w-]* ){1,3}(?:is|are) (?:(?:now|always|still|currently) )?"
+    r"(?:protected|private|public|read-only|readonly|deprecated|frozen|locked|mandatory|"
+    r"optional|immutable|generated|auto-generated|vendored|archived|confidential|internal|"
+    r"(?:owned|managed|maintained) by|hosted (?:on|in|at)|deployed (?:on|to|in)|written in|"
+    r"built (?:with|on)|located in|off[- ]limits)\b)"
+)
+"""A standing fact with no value in it (rule 1): who the user is ("I'm a premium member",
+"I'm allergic to peanuts"), what the team uses or owns ("We use tabs", "Our team owns
+the payments service"), and what state a thing is kept in ("The main branch is
+protected")."""
 
 
 def _other_kind(text: str, folded: str) -> StatementKind | None:
     """A standing instruction, goal, decision or fact, in that order (rule 1)."""
+    if _ACK.match(folded) and not (_DIGIT.search(text) or is_update(text)):
+        return None  # "ok thanks", not "Yes, use port 8080" or "No, let's do option 2"
     if _STANDING.match(folded):
         return "obligation"
     if _GOAL.match(folded):
@@ -249,13 +281,14 @@ def _other_kind(text: str, folded: str) -> StatementKind | None:
         return "goal"
     if any(map(folded.__contains__, DECISION_NEEDS)) and _DECISION.search(folded):
         return "decision"
-    return "fact" if not _REQUEST.match(folded) and names(text) else None
+    stated = names(text) or _STATE.match(folded) is not None
+    return "fact" if stated and not _REQUEST.match(folded) else None
 
 
 def _read_is_update(text: str) -> bool:
     """Whether `text` says an earlier statement no longer holds (rule 4)."""
     folded = fold(text)
-    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and not folded.startswith(UPDATE_FIRST):
+    if UPDATE_NEEDS.isdisjoint(words_of(folded)) and _OPENS_UPDATE.match(folded) is None:
         return False
     return _UPDATE.search(folded) is not None or is_retraction(folded)
 
@@ -290,6 +323,34 @@ def _read_is_filler(text: str) -> bool:
 _MAX_FILLER: Final = 80
 
 
+_PICK: Final = re.compile(
+    r"(?:(?:the|a|an|my|our) )?(?!(?:i|you|we|it|that|this|they|he|she|there|what|why|how|who|"
+    r"never|not|no|one|just|so|my|me)\b)(?:[\w$€£.:/@-]+ ){0,3}[\w$€£.:/@-]+"
+    r"(?:,? (?:please|then|instead|it is))?"
+)
+"""A choice said alone, after a correction's lead-in: "aisle seat please", "plan B",
+"the green theme" (up to four words, no pronoun first)."""
+_NOT_PICKED: Final = _CHATTER | word_set(
+    """
+    is are was were be been have has had do does did can will would think mean meant
+    see look said wrong right bad mistake typo question idea point oops what
+    """
+)
+
+
+_SOFTENERS: Final = word_set("the a an my our please then instead it is")
+
+
+def _read_is_pick(text: str) -> bool:
+    """Whether `text` (past a correction's lead-in) only names a choice (`_PICK`): its
+    words hold a subject word, and none says something else (a verb, chat, "my bad")."""
+    folded = fold(text)
+    if _PICK.fullmatch(folded) is None:
+        return False
+    said = folded.replace(",", " ").split()
+    return _NOT_PICKED.isdisjoint(said) and not _SOFTENERS.issuperset(said)
+
+
 def rank(kind: StatementKind) -> int:
     """The card's fill order for `kind` (rule 2): lower is kept first."""
     return RANKS[kind]
@@ -300,4 +361,5 @@ statement_kind: Final = KINDS.__getitem__
 is_update: Final = Memo(_read_is_update, 1 << 15).__getitem__
 replaced_values: Final = Memo(_read_replaced_values, 1 << 15).__getitem__
 is_filler: Final = Memo(_read_is_filler, 1 << 15).__getitem__
+is_pick: Final = Memo(_read_is_pick, 1 << 15).__getitem__
 """Cached per text (rule 4 of `_content_cache`): cleared by `clear_caches()`."""

@@ -24,7 +24,8 @@ Rules:
    different things however many words they share ("Max 3 retries per request", "Max 10
    requests per minute"); so are two that pick different ones of many by the same noun
    and none in common ("Test 5 fails." and "Test 6 fails too."; "Review PR 123." and
-   "Review PR 124 as well.").
+   "Review PR 124 as well."), unless both choose ("go with", "pick", "take") and the
+   newer adds nothing ("Let's go with option 2." after "Let's go with option 1.").
 3. Cheap first: a text without a plain number (one search) gives no setting and is read
    no further; what a text gives is cached per text, as every statement on the card is
    asked again.
@@ -53,7 +54,7 @@ _PLAIN_NUMBER: Final = re.compile(r"\d(?<![\w$€£.:/-]\d)\d*(?:\.\d+)*(?![\w%:
 as "v1", anywhere: a text without one has no number token either (rule 3)."""
 _LINKS: Final = word_set("to at of is are = : now")
 _CHANGE: Final = UPDATE_WORDS | word_set(
-    "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
+    "upgrade upgraded upgrading downgrade downgraded set scale scaled went allow allowed permit"
 )
 """Words that say a change ("upgraded", "bump", "next"), never what changes."""
 _COUNTED: Final = word_set(
@@ -142,7 +143,26 @@ def apart(new: str, old: str) -> bool:
         return True
     if not my_items or not their_items or my_items & their_items:
         return False
-    return bool({noun for noun, _ in my_items} & {noun for noun, _ in their_items})
+    shared = {noun for noun, _ in my_items} & {noun for noun, _ in their_items}
+    return bool(shared) and not _rechosen(new, old)
+
+
+_CHOICE: Final = re.compile(
+    r"\b(?:go(?:ing)? with|went with|pick(?:ed|ing)?|choose|chose|chosen|take|took|"
+    r"opt(?:ed)? for|settled? on|decided? on|prefer)\b",
+    re.IGNORECASE,
+)
+_ADDED: Final = re.compile(r"\b(?:too|also|as well|another|in addition|plus|and)\b", re.IGNORECASE)
+
+
+def _rechosen(new: str, old: str) -> bool:
+    """Whether `new` picks another one of many where `old` picked one: both choose ("go
+    with", "pick", "take"), and `new` adds nothing ("too", "as well")."""
+    return (
+        _CHOICE.search(new) is not None
+        and _CHOICE.search(old) is not None
+        and _ADDED.search(new) is None
+    )
 
 
 def has_settings(text: str) -> bool:

@@ -297,8 +297,22 @@ def _path_like(value: str) -> bool:
         return any(map(str.isalpha, value)) and "//" not in value
     if _DOTTED_HEAD.match(value) is not None:
         return True  # under a dotfile or dot-folder: `.github/workflows`
-    last = value.rsplit("/", 1)[-1]
-    return value.count("/") >= 2 or ("." in last and not last.endswith("."))
+    head, _, last = value.rpartition("/")
+    if value.count("/") >= 2 or ("." in last and not last.endswith(".")):
+        return True
+    return (
+        head in _TOP_FOLDERS and len(last) > 1 and last.replace("_", "").replace("-", "").isalnum()
+    )
+
+
+_TOP_FOLDERS: Final = frozenset(
+    """
+    src lib libs app apps test tests spec specs docs doc bin cmd pkg internal vendor config
+    configs scripts examples migrations fixtures feat feature fix bugfix hotfix release
+    """.split()  # noqa: SIM905 - a word table written as prose, like `_facts.word_set`
+)
+"""Folders a one-slash relative path starts with ("tests/unit", "src/api"; git branch
+prefixes, "feat/login"): without one, "and/or" or "read/write" is no path."""
 
 
 def _false_symbol(value: str) -> bool:

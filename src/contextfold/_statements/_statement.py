@@ -13,7 +13,7 @@ Rules:
    (cached per text), so the card's text form reads back to the same statements (I7).
 4. A statement counts with nothing to replace unless it is a permission (it needs a rule
    to relax), a retraction (it lifts what it names) or a correction that, past its
-   lead-in, states nothing ("Actually, I have another question").
+   lead-in, states nothing and names no choice ("Actually, I have another question").
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
 from .._messages import Message, Text
-from ._cue_table import RETRACT_WORDS, is_retraction
+from ._cue_table import INTERJECTION
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
-from ._kinds import UPDATE_LEAD, StatementKind, is_update, rank, statement_kind
+from ._kinds import UPDATE_LEAD, StatementKind, is_pick, is_update, rank, statement_kind
+from ._retractions import RETRACT_WORDS, is_retraction
 from ._subjects import subject_of
 from ._values import names, subject_words
 
@@ -218,22 +219,23 @@ def counts_alone(text: str) -> bool:
 
 
 _CORRECTION_LEAD: Final = re.compile(
-    r"^(?:actually|correction|instead|on second thought|change of plans?|scratch that|wait)"
-    r"\b[\s,:;.!-]*",
+    rf"^{INTERJECTION}(?:actually|correction|instead|on second thought|change of plans?|"
+    r"scratch that|wait)\b[\s,:;.!-]*",
     re.IGNORECASE,
 )
 
 
 def _stands(text: str) -> bool:
     """Whether a statement counts with nothing to replace: a correction only when, past its
-    lead-in, it states something ("Actually, use Python 3.13 for new scripts") rather than
-    chat ("Actually, I have another question")."""
+    lead-in, it states something ("Actually, use Python 3.13 for new scripts") or names a
+    choice ("Scratch that, aisle seat please", `is_pick`) rather than chat ("Actually, I
+    have another question")."""
     if kind_of(text) != "correction":
         return True
     if is_retraction(fold(text)):
         return False  # a retraction only lifts what it names
     rest = _CORRECTION_LEAD.sub("", text, count=1)
-    return bool(rest) and statement_kind(rest[0].upper() + rest[1:]) is not None
+    return bool(rest) and (statement_kind(rest[0].upper() + rest[1:]) is not None or is_pick(rest))
 
 
 def _read_words(text: str) -> tuple[str, ...]:

@@ -96,7 +96,9 @@ def _polarity(kind: Kind | None, folded: str) -> str:
     if kind == "prohibition":
         return "neg"
     if kind == "permission":
-        relaxes_duty = re.search(r"\b(?:don'?t|do not) (?:have|need) to\b|\bno need to\b", folded)
+        relaxes_duty = re.search(
+            r"\b(?:don'?t|do not|no longer) (?:have|need) to\b|\bno need to\b", folded
+        )
         return "pos" if relaxes_duty else "neg"
     if kind == "correction" and re.search(r"\b(?:don't|do not|never|avoid|not)\b", folded):
         return "neg"
