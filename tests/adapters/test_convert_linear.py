@@ -20,7 +20,11 @@ from contextfold import FORMATS
 
 
 def calls(fn: Callable[[], object]) -> int:
-    """Python and C function calls made by `fn()`."""
+    """Python and C function calls made by `fn()`, cold: after one run that builds what is
+    built once per process (lazily compiled tables), with the content caches cleared, so
+    the count does not depend on which example ran before (Hypothesis replays them)."""
+    fn()
+    cf.clear_caches()
     count = 0
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
