@@ -58,6 +58,8 @@ class Upstream:
     windows: dict[str, int]
     recall_every: int = 0
     """Every n-th answer recalls a reference it sees (0: never)."""
+    recall_ref: str | None = None
+    """The reference those answers recall (None: the first one the request shows)."""
     seen: list[Seen] = field(default_factory=list)
     recall_answers: list[tuple[str, bool]] = field(default_factory=list)
     """(text, is_error) of every recall result the server was sent."""
@@ -125,8 +127,9 @@ class Upstream:
         """The tool call the scripted agent makes this turn."""
         has_recall = cf.RECALL_TOOL_NAME in json.dumps(body.get("tools") or [])
         refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))
-        if self.recall_every and has_recall and refs and turn % self.recall_every == 0:
-            return cf.RECALL_TOOL_NAME, {"ref": refs[0], "offset": None, "limit": None}
+        ref = self.recall_ref or (refs[0] if refs else None)
+        if self.recall_every and has_recall and ref and turn % self.recall_every == 0:
+            return cf.RECALL_TOOL_NAME, {"ref": ref, "offset": None, "limit": None}
         if self.text_every and turn % self.text_every == 0:
             return "", {}
         return "read_file", {"path": f"f{turn}.py"}

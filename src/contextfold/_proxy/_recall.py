@@ -11,6 +11,10 @@ Rules:
    two characters a token.
 3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
    in an answer beside other tool calls are removed before the client sees it.
+4. A client that declares the recall tool itself (an agent compacting with contextfold on
+   its side) answers it from its own archive: a recall call is the proxy's only when the
+   proxy's archive answers it, an answer holding any other call goes to the client as it
+   is, and nothing is removed from what the client sees.
 """
 
 from __future__ import annotations
@@ -59,10 +63,33 @@ def _calls(format: cf.Format, response: Mapping[str, Any]) -> list[tuple[str, st
     ]
 
 
-def is_round(format: cf.Format, response: Mapping[str, Any]) -> bool:
-    """Rule 1: at least one call and all of them recall calls."""
+def is_round(
+    format: cf.Format, response: Mapping[str, Any], archive: cf.Archive | None = None
+) -> bool:
+    """Rule 1: at least one call and all of them recall calls; with `archive` (the client
+    declared the recall tool, rule 4), only calls that archive answers."""
     calls = _calls(format, response)
-    return bool(calls) and all(name == cf.RECALL_TOOL_NAME for _, name, _ in calls)
+    return bool(calls) and all(
+        name == cf.RECALL_TOOL_NAME and (archive is None or _answers(archive, args))
+        for _, name, args in calls
+    )
+
+
+def _answers(archive: cf.Archive, args: object) -> bool:
+    """Whether `archive` holds what a recall call with `args` asks for (rule 4)."""
+    given = _arguments(args)
+    _, error = cf.answer_recall(archive, {**given, "offset": None, "limit": 1})
+    return not error
+
+
+def _arguments(args: object) -> dict[str, Any]:
+    """A call's arguments as an object (a JSON string is read; anything else is none)."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {}
+    return args if isinstance(args, dict) else {}
 
 
 def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
@@ -130,10 +157,7 @@ def _answer(
         )
         return _result(format, call_id, text, True), 0
     if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            args = {}
+        args = _arguments(args)
     if isinstance(args, dict):
         given = args.get("limit")
         fits = isinstance(given, int) and not isinstance(given, bool) and 0 < given < limit
