@@ -55,6 +55,32 @@ def breakpoint_problems(fmt: str, raw: bytes) -> list[str]:
     return [f"A maximum of {BREAKPOINTS} blocks with cache_control may be provided. Found {found}."]
 
 
+def reasoning_problems(body: dict[str, Any]) -> list[str]:
+    """DeepSeek's refusal of an assistant tool call message without its reasoning."""
+    messages = body.get("messages")
+    return [
+        f"Missing `reasoning_content` field in the assistant message at message index {i}"
+        for i, m in enumerate(messages if isinstance(messages, list) else [])
+        if isinstance(m, dict)
+        and m.get("role") == "assistant"
+        and m.get("tool_calls")
+        and not isinstance(m.get("reasoning_content"), str)
+    ]
+
+
+def add_reasoning(answer: Any, reasoning: str, turn: int) -> None:
+    """A chat answer (a body, or its stream's events) with `reasoning` before the rest,
+    as DeepSeek's thinking mode sends it."""
+    if isinstance(answer, dict):
+        answer["choices"][0]["message"]["reasoning_content"] = reasoning
+        return
+    halves = (reasoning[: len(reasoning) // 2], reasoning[len(reasoning) // 2 :])
+    for at, piece in enumerate(halves, start=1):  # after the role chunk
+        choice = {"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}
+        chunk = {"id": f"chatcmpl-{turn}", "object": "chat.completion.chunk", "created": 0}
+        answer.insert(at, _sse({**chunk, "model": "m", "choices": [choice]}))
+
+
 def tool_results(fmt: str, item: Any) -> list[tuple[str, bool]]:
     """(text, is_error) of the tool results in one request item."""
     if not isinstance(item, dict):

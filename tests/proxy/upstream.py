@@ -71,6 +71,9 @@ class Upstream:
     """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
     text_before_recall: str = ""
     """Text a streamed chat answer says before its recall call (none when empty)."""
+    reasoning: str = ""
+    """When set, chat answers carry it as `reasoning_content` (as DeepSeek's thinking mode
+    does), and a request with an assistant tool call message lacking one is refused."""
     break_after: int | None = None
     """When set, a streamed answer drops the connection after this many events."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -93,7 +96,7 @@ class Upstream:
                 self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
             return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
-        problems = cf.validate(body, fmt) + replies.breakpoint_problems(fmt, raw)
+        problems = self._problems(fmt, body, raw)
         tokens = 0 if problems else cf.count_tokens(body, model, format=fmt)
         window = self.windows.get(model, 128_000)
         limit = window - replies.max_output(body, fmt)
@@ -121,7 +124,16 @@ class Upstream:
         answer = replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
         if self.text_before_recall and call[0] == cf.RECALL_TOOL_NAME and isinstance(answer, list):
             answer.insert(1, replies.chat_text_chunk(self.text_before_recall, turn))
+        if self.reasoning and fmt == "openai-chat":
+            replies.add_reasoning(answer, self.reasoning, turn)
         return 200, answer
+
+    def _problems(self, fmt: str, body: dict[str, Any], raw: bytes) -> list[Any]:
+        """Why the provider would refuse the request (empty when it would not)."""
+        problems: list[Any] = [*cf.validate(body, fmt), *replies.breakpoint_problems(fmt, raw)]
+        if self.reasoning and fmt == "openai-chat":
+            problems += replies.reasoning_problems(body)
+        return problems
 
     def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
         """The tool call the scripted agent makes this turn."""

@@ -15,6 +15,9 @@ Rules:
    its side) answers it from its own archive: a recall call is the proxy's only when the
    proxy's archive answers it, an answer holding any other call goes to the client as it
    is, and nothing is removed from what the client sees.
+5. A chat answer's assistant turn goes back with its other fields (an OpenAI-compatible
+   thinking model's `reasoning_content`, which DeepSeek requires on every assistant tool
+   call message), without the ones a request refuses (`annotations`; `audio` but its id).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ _TRIES: Final = 4
 """Times a round's pages are measured and cut before it answers that there is no room."""
 _RESERVE: Final = 128
 """Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
+_ANSWER_ONLY: Final = frozenset({"annotations", "audio"})
+"""Fields of a chat answer's message that a request's assistant message does not take as
+they are (an audio answer goes back by its id alone)."""
 _NO_CHOICE: Final[Mapping[str, object]] = {
     "openai-chat": "none",
     "openai-responses": "none",
@@ -98,11 +104,15 @@ def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
 
 
 def _assistant(format: cf.Format, response: Mapping[str, Any]) -> list[object]:
-    """The answer as items the next request carries."""
+    """The answer as items the next request carries (rule 5 for chat)."""
     if format == "openai-chat":
         message = (response.get("choices") or [{}])[0].get("message") or {}
         turn = {"role": "assistant", "content": message.get("content")}
-        return [{**turn, "tool_calls": message.get("tool_calls")}]
+        kept = {k: v for k, v in message.items() if v is not None and k not in _ANSWER_ONLY}
+        audio = message.get("audio")
+        if isinstance(audio, dict) and "id" in audio:
+            kept["audio"] = {"id": audio["id"]}
+        return [{**kept, **turn, "tool_calls": message.get("tool_calls")}]
     if format == "anthropic":
         return [{"role": "assistant", "content": response.get("content") or []}]
     return list(response.get("output") or [])
