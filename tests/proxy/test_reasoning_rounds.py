@@ -144,3 +144,28 @@ def _without_none(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_none(v) for v in value]
     return value
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("encrypted", [False, True])
+def test_a_stateless_responses_round_sends_back_only_reasoning_it_can_read(
+    encrypted: bool, stream: bool, upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    running = make_proxy()
+    upstream.reasoning = THOUGHT
+    upstream.recall_every, upstream.answered = 2, 1  # recall first, then read a file
+    converted = cf.convert(_history(), "openai-responses")
+    assert isinstance(converted, dict)
+    body: dict[str, Any] = {**converted, "store": False, "stream": stream}
+    if encrypted:
+        body["include"] = ["reasoning.encrypted_content"]
+    with httpx.stream("POST", f"{running.url}/v1/responses", json=body) as answer:
+        text = answer.read().decode()
+        status = answer.status_code
+    assert [s.refused for s in upstream.seen] == [None, None], text[:300]
+    assert status == 200
+    sent = upstream.seen[-1].body["input"]
+    reasoning = [item for item in sent if item.get("type") == "reasoning"]
+    assert len(reasoning) == encrypted  # the round's, when the API can read it back
+    assert "read_file" in text
+    assert cf.RECALL_TOOL_NAME not in text

@@ -73,7 +73,8 @@ class Upstream:
     """Text a streamed chat answer says before its recall call (none when empty)."""
     reasoning: str = ""
     """When set, chat answers carry it as `reasoning_content` (as DeepSeek's thinking mode
-    does), and a request with an assistant tool call message lacking one is refused."""
+    does), and a request with an assistant tool call message lacking one is refused;
+    Responses answers open with a reasoning item."""
     break_after: int | None = None
     """When set, a streamed answer drops the connection after this many events."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -121,7 +122,10 @@ class Upstream:
         if call[0] == cf.RECALL_TOOL_NAME:
             with self.lock:
                 self.recall_ids.add(replies.call_id(fmt, turn))
-        answer = replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
+        stream = body.get("stream") is True
+        answer = replies.answer(
+            fmt, body, call, turn, tokens, stream=stream, reasoning=self.reasoning
+        )
         if self.text_before_recall and call[0] == cf.RECALL_TOOL_NAME and isinstance(answer, list):
             answer.insert(1, replies.chat_text_chunk(self.text_before_recall, turn))
         if self.reasoning and fmt == "openai-chat":
@@ -131,6 +135,8 @@ class Upstream:
     def _problems(self, fmt: str, body: dict[str, Any], raw: bytes) -> list[Any]:
         """Why the provider would refuse the request (empty when it would not)."""
         problems: list[Any] = [*cf.validate(body, fmt), *replies.breakpoint_problems(fmt, raw)]
+        if fmt == "openai-responses":
+            problems += replies.unstored_problems(body)
         if self.reasoning and fmt == "openai-chat":
             problems += replies.reasoning_problems(body)
         return problems

@@ -18,6 +18,9 @@ Rules:
 5. A chat answer's assistant turn goes back with its other fields (an OpenAI-compatible
    thinking model's `reasoning_content`, which DeepSeek requires on every assistant tool
    call message), without the ones a request refuses (`annotations`; `audio` but its id).
+6. A Responses request with `store` false keeps nothing server side: a round sends back
+   the answer's reasoning items only when they carry their `encrypted_content` (the API
+   refuses a reasoning item it cannot read: "Item with id 'rs_...' not found").
 """
 
 from __future__ import annotations
@@ -103,8 +106,10 @@ def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
     return any(name == cf.RECALL_TOOL_NAME for _, name, _ in _calls(format, response))
 
 
-def _assistant(format: cf.Format, response: Mapping[str, Any]) -> list[object]:
-    """The answer as items the next request carries (rule 5 for chat)."""
+def _assistant(
+    format: cf.Format, response: Mapping[str, Any], stateless: bool = False
+) -> list[object]:
+    """The answer as items the next request carries (rule 5 for chat, 6 for Responses)."""
     if format == "openai-chat":
         message = (response.get("choices") or [{}])[0].get("message") or {}
         turn = {"role": "assistant", "content": message.get("content")}
@@ -115,7 +120,17 @@ def _assistant(format: cf.Format, response: Mapping[str, Any]) -> list[object]:
         return [{**kept, **turn, "tool_calls": message.get("tool_calls")}]
     if format == "anthropic":
         return [{"role": "assistant", "content": response.get("content") or []}]
-    return list(response.get("output") or [])
+    output = response.get("output") or []
+    return [i for i in output if not (stateless and _unreadable(i))]
+
+
+def _unreadable(item: object) -> bool:
+    """A reasoning item the API cannot read back without its stored response (rule 6)."""
+    return (
+        isinstance(item, dict)
+        and item.get("type") == "reasoning"
+        and not item.get("encrypted_content")
+    )
 
 
 def _result(format: cf.Format, call_id: str, text: str, error: bool) -> object:
@@ -133,9 +148,10 @@ def answer(
     room: int,
     *,
     model: str | None = None,
+    stateless: bool = False,
 ) -> list[object]:
     """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens
-    as `model` counts them."""
+    as `model` counts them; `stateless`: the request has `store` false (rule 6)."""
     calls = _calls(format, response)
     share = (room - _RESERVE) // max(1, len(calls))
     limit = share * _CHARS_PER_TOKEN
@@ -147,13 +163,13 @@ def answer(
         results = [result for result, _ in pages]
         if format == "anthropic":
             results = [{"role": "user", "content": results}]
-        added = [*_assistant(format, response), *results]
+        added = [*_assistant(format, response, stateless), *results]
         used = cf.count_tokens(added, model, format=format)
         if used <= room or share < _MIN_ROOM:
             return added
         longest = max(size for _, size in pages)
         limit = min(limit, longest) * room // used * 9 // 10
-    return answer(format, response, archive, 0, model=model)
+    return answer(format, response, archive, 0, model=model, stateless=stateless)
 
 
 def _answer(

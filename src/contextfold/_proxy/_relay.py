@@ -68,7 +68,10 @@ class Rounds:
 
     def next_body(self, response: dict[str, Any]) -> bytes:
         """The request after answering `response`'s recall calls (`_recall` rules 1-3)."""
-        added = _recall.answer(self.format, response, self.archive, self.room, model=self.model)
+        stateless = self.body.get("store") is False
+        added = _recall.answer(
+            self.format, response, self.archive, self.room, model=self.model, stateless=stateless
+        )
         self.room -= cf.count_tokens(added, self.model, format=self.format)
         self.done += 1
         body = {**self.body, self.key: [*self.body[self.key], *added]}
