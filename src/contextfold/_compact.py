@@ -61,7 +61,7 @@ from ._engine._measure import Counts
 from ._errors import BudgetUnreachable, ConfigurationError, InvalidConversation, UnknownReference
 from ._messages import Conversation, Message, Part
 from ._policy import Policy
-from ._report import Report
+from ._report import Report, recounted
 from ._summarizers._protocol import Summarizer
 from ._tokens._protocol import TokenCounter
 from ._validation import Problem
@@ -226,7 +226,7 @@ def _finish(job: _Job, payload: P, original: Outcome) -> CompactResult[P]:
     after += job.counts.tally(reparsed.messages, origins)
     report = outcome.report
     if report.tokens_after != after:  # the flow counted the same messages: mostly equal
-        report = dataclasses.replace(report, tokens_after=after, fits=after <= job.settings.budget)
+        report = recounted(report, after)
     return CompactResult(cast(P, rendered), report, job.archive, job.fmt, conversation)
 
 

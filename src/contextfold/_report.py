@@ -9,6 +9,9 @@ Rules:
    hands over a function instead of the number, and the report counts it when it is
    first read (then remembers it): a caller that only sends the output never pays for
    counting what was folded away.
+5. `reason` agrees with `fits` (`agreed_reason`): the plan's verdict is an estimate made
+   before the artifacts were placed and the output counted, so a verdict that says the
+   opposite of the count gives way to one the count supports.
 """
 
 from __future__ import annotations
@@ -16,8 +19,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from ._messages import slot_init
+
+NOT_FIT: Final = "does not fit"
+"""How every reason of a report that does not fit begins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +142,44 @@ class Report:
             f"{self.tokens_before:,} -> {self.tokens_after:,} tokens "
             f"(budget {self.budget:,}, {status}); {done}"
         )
+
+
+def agreed_reason(verdict: str, *, after: int, budget: int, target: int, protected: int) -> str:
+    """The reason for an output of `after` tokens, from the plan's `verdict` (rule 5)."""
+    if after > budget:
+        return _over(verdict, after=after, budget=budget, protected=protected)
+    if not verdict.startswith(NOT_FIT):
+        return verdict
+    if after <= target:
+        return "compacted to the target"
+    above = "compacted within the budget but above the target"
+    if protected <= target:
+        return above
+    return f"{above}: what must stay needs {protected} tokens, over the target of {target}"
+
+
+def _over(verdict: str, *, after: int, budget: int, protected: int) -> str:
+    """The reason for an output over its budget (rule 5)."""
+    if protected > budget:
+        return (
+            f"{NOT_FIT}: what must stay (the system prompt, pins, the latest user turn and "
+            f"the opening step of a thinking turn in progress) needs {protected} tokens "
+            f"at its smallest, over the budget of {budget}"
+        )
+    if verdict.startswith(NOT_FIT):
+        return verdict
+    return f"{NOT_FIT}: {after} tokens after compaction, over the budget of {budget}"
+
+
+def recounted(report: Report, after: int) -> Report:
+    """`report` for an output counted at `after` tokens: `fits` and `reason` agree with it."""
+    reason = agreed_reason(
+        report.reason,
+        after=after,
+        budget=report.budget,
+        target=report.target,
+        protected=report.protected_tokens,
+    )
+    return dataclasses.replace(
+        report, tokens_after=after, fits=after <= report.budget, reason=reason
+    )

@@ -331,7 +331,11 @@ def _reason(work: _Work) -> str:
     estimate = work.estimate()
     if estimate <= work.budget.available:
         return "compacted to the target"
-    protected = sum(c.tokens for c in work.costs if c.protection is not Protection.NONE)
+    protected = sum(
+        work.cost(i, work.actions[i]) or 0
+        for i, c in enumerate(work.costs)
+        if c.protection is not Protection.NONE
+    )
     need = f"protected messages need {protected} tokens and the preamble {work.preamble()}"
     if estimate <= work.limit:
         return f"compacted within the budget but above the target: {need}"

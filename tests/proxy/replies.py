@@ -55,6 +55,32 @@ def breakpoint_problems(fmt: str, raw: bytes) -> list[str]:
     return [f"A maximum of {BREAKPOINTS} blocks with cache_control may be provided. Found {found}."]
 
 
+def reasoning_problems(body: dict[str, Any]) -> list[str]:
+    """DeepSeek's refusal of an assistant tool call message without its reasoning."""
+    messages = body.get("messages")
+    return [
+        f"Missing `reasoning_content` field in the assistant message at message index {i}"
+        for i, m in enumerate(messages if isinstance(messages, list) else [])
+        if isinstance(m, dict)
+        and m.get("role") == "assistant"
+        and m.get("tool_calls")
+        and not isinstance(m.get("reasoning_content"), str)
+    ]
+
+
+def add_reasoning(answer: Any, reasoning: str, turn: int) -> None:
+    """A chat answer (a body, or its stream's events) with `reasoning` before the rest,
+    as DeepSeek's thinking mode sends it."""
+    if isinstance(answer, dict):
+        answer["choices"][0]["message"]["reasoning_content"] = reasoning
+        return
+    halves = (reasoning[: len(reasoning) // 2], reasoning[len(reasoning) // 2 :])
+    for at, piece in enumerate(halves, start=1):  # after the role chunk
+        choice = {"index": 0, "delta": {"reasoning_content": piece}, "finish_reason": None}
+        chunk = {"id": f"chatcmpl-{turn}", "object": "chat.completion.chunk", "created": 0}
+        answer.insert(at, _sse({**chunk, "model": "m", "choices": [choice]}))
+
+
 def tool_results(fmt: str, item: Any) -> list[tuple[str, bool]]:
     """(text, is_error) of the tool results in one request item."""
     if not isinstance(item, dict):
@@ -105,8 +131,10 @@ def answer(
     tokens: int,
     *,
     stream: bool,
+    reasoning: str = "",
 ) -> Any:
-    """A tool call answer: a body, or the list of SSE events that stream it."""
+    """A tool call answer: a body, or the list of SSE events that stream it (a Responses
+    answer opens with a reasoning item when `reasoning` is given)."""
     name, args = call
     model = str(body.get("model"))
     if not name:
@@ -124,7 +152,34 @@ def answer(
             else _anthropic(model, name, args, turn, tokens)
         )
     done = _responses(model, name, args, turn, tokens)
+    if reasoning:
+        done["output"].insert(0, _reasoning_item(body, reasoning, turn))
     return _responses_stream(done) if stream else done
+
+
+def _reasoning_item(body: dict[str, Any], reasoning: str, turn: int) -> dict[str, Any]:
+    """The reasoning item a Responses answer opens with (its encrypted content only when
+    the request includes it, as the API does)."""
+    item: dict[str, Any] = {"id": f"rs_{turn}", "type": "reasoning", "summary": []}
+    if "reasoning.encrypted_content" in (body.get("include") or []):
+        item["encrypted_content"] = "gAAAA" + reasoning.encode().hex()
+    return item
+
+
+def unstored_problems(body: dict[str, Any]) -> list[str]:
+    """The Responses API's refusal of a reasoning item it cannot read: with `store` false
+    nothing is kept server side, so an item needs its encrypted content."""
+    items = body.get("input")
+    if body.get("store") is not False or not isinstance(items, list):
+        return []
+    return [
+        f"Item with id {item.get('id')!r} not found. Items are not persisted when `store` is "
+        "set to false. Try again with `store` set to true, or remove this item from your input."
+        for item in items
+        if isinstance(item, dict)
+        and item.get("type") == "reasoning"
+        and not item.get("encrypted_content")
+    ]
 
 
 def _chat(model: str, name: str, args: dict[str, Any], turn: int, tokens: int) -> dict[str, Any]:
@@ -285,31 +340,39 @@ def _responses(
 
 
 def _responses_stream(done: dict[str, Any]) -> list[bytes]:
-    item = done["output"][0]
     started = {**done, "status": "in_progress", "output": []}
-    events: list[dict[str, Any]] = [
-        {"type": "response.created", "response": started},
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": started}]
+    for index, item in enumerate(done["output"]):
+        events += _item_events(index, item)
+    events.append({"type": "response.completed", "response": done})
+    return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]
+
+
+def _item_events(index: int, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """One output item's events: added, its arguments for a call, done."""
+    if item["type"] != "function_call":
+        added = {"type": "response.output_item.added", "output_index": index, "item": item}
+        return [added, {"type": "response.output_item.done", "output_index": index, "item": item}]
+    return [
         {
             "type": "response.output_item.added",
-            "output_index": 0,
+            "output_index": index,
             "item": {**item, "arguments": "", "status": "in_progress"},
         },
         {
             "type": "response.function_call_arguments.delta",
-            "output_index": 0,
+            "output_index": index,
             "item_id": item["id"],
             "delta": item["arguments"],
         },
         {
             "type": "response.function_call_arguments.done",
-            "output_index": 0,
+            "output_index": index,
             "item_id": item["id"],
             "arguments": item["arguments"],
         },
-        {"type": "response.output_item.done", "output_index": 0, "item": item},
-        {"type": "response.completed", "response": done},
+        {"type": "response.output_item.done", "output_index": index, "item": item},
     ]
-    return [_sse({**e, "sequence_number": n}, e["type"]) for n, e in enumerate(events)]
 
 
 PIECES = ("Done: ", "the files ", "are read.")

@@ -58,6 +58,8 @@ class Upstream:
     windows: dict[str, int]
     recall_every: int = 0
     """Every n-th answer recalls a reference it sees (0: never)."""
+    recall_ref: str | None = None
+    """The reference those answers recall (None: the first one the request shows)."""
     seen: list[Seen] = field(default_factory=list)
     recall_answers: list[tuple[str, bool]] = field(default_factory=list)
     """(text, is_error) of every recall result the server was sent."""
@@ -69,6 +71,10 @@ class Upstream:
     """Every n-th answer is text (streamed in several deltas) instead of a tool call."""
     text_before_recall: str = ""
     """Text a streamed chat answer says before its recall call (none when empty)."""
+    reasoning: str = ""
+    """When set, chat answers carry it as `reasoning_content` (as DeepSeek's thinking mode
+    does), and a request with an assistant tool call message lacking one is refused;
+    Responses answers open with a reasoning item."""
     break_after: int | None = None
     """When set, a streamed answer drops the connection after this many events."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -91,7 +97,7 @@ class Upstream:
                 self.seen.append(Seen(path, headers, {}, 0, why, raw=raw))
             return 400, replies.error(fmt, why, 0, 0)
         model = str(body.get("model"))
-        problems = cf.validate(body, fmt) + replies.breakpoint_problems(fmt, raw)
+        problems = self._problems(fmt, body, raw)
         tokens = 0 if problems else cf.count_tokens(body, model, format=fmt)
         window = self.windows.get(model, 128_000)
         limit = window - replies.max_output(body, fmt)
@@ -116,17 +122,32 @@ class Upstream:
         if call[0] == cf.RECALL_TOOL_NAME:
             with self.lock:
                 self.recall_ids.add(replies.call_id(fmt, turn))
-        answer = replies.answer(fmt, body, call, turn, tokens, stream=body.get("stream") is True)
+        stream = body.get("stream") is True
+        answer = replies.answer(
+            fmt, body, call, turn, tokens, stream=stream, reasoning=self.reasoning
+        )
         if self.text_before_recall and call[0] == cf.RECALL_TOOL_NAME and isinstance(answer, list):
             answer.insert(1, replies.chat_text_chunk(self.text_before_recall, turn))
+        if self.reasoning and fmt == "openai-chat":
+            replies.add_reasoning(answer, self.reasoning, turn)
         return 200, answer
+
+    def _problems(self, fmt: str, body: dict[str, Any], raw: bytes) -> list[Any]:
+        """Why the provider would refuse the request (empty when it would not)."""
+        problems: list[Any] = [*cf.validate(body, fmt), *replies.breakpoint_problems(fmt, raw)]
+        if fmt == "openai-responses":
+            problems += replies.unstored_problems(body)
+        if self.reasoning and fmt == "openai-chat":
+            problems += replies.reasoning_problems(body)
+        return problems
 
     def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
         """The tool call the scripted agent makes this turn."""
         has_recall = cf.RECALL_TOOL_NAME in json.dumps(body.get("tools") or [])
         refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))
-        if self.recall_every and has_recall and refs and turn % self.recall_every == 0:
-            return cf.RECALL_TOOL_NAME, {"ref": refs[0], "offset": None, "limit": None}
+        ref = self.recall_ref or (refs[0] if refs else None)
+        if self.recall_every and has_recall and ref and turn % self.recall_every == 0:
+            return cf.RECALL_TOOL_NAME, {"ref": ref, "offset": None, "limit": None}
         if self.text_every and turn % self.text_every == 0:
             return "", {}
         return "read_file", {"path": f"f{turn}.py"}

@@ -4,12 +4,13 @@ Rules:
 1. Costs are upper bounds of what the executor will produce: masks and prunes are built
    with an empty reference and REF_TOKENS_MAX added per marker.
 2. Only units the planner may change are measured beyond their plain count.
-3. Protection: the system prefix, units holding a pinned message, the latest user turn
-   and orphans (repair leaves one only when it answers a call made before the messages:
-   the request cannot go without it) are HARD (the floor); the `keep_last` newest units
-   are TAIL: they may be trimmed (cut to an allowance, measured here at their smallest),
-   masked or folded as a last resort. The unit opening a thinking turn in progress
-   (`stays`) is TAIL at least and never leaves (not foldable): its results still yield.
+3. Protection: the system prefix, units holding a pinned message and the latest user
+   turn are HARD (the floor); the `keep_last` newest units are TAIL: they may be trimmed
+   (cut to an allowance, measured here at their smallest), masked or folded as a last
+   resort. The unit opening a thinking turn in progress (`stays`) and orphans (repair
+   leaves one only when it answers a call made before the messages: the request cannot
+   go without it) are TAIL at least and never leave (not foldable): their results still
+   yield.
    The newest unit that may hold tool output offers a trim too, wherever it is: the
    newest output is cut only as much as the room requires, not to the prune size.
 4. A unit is measured only when the planner asks (its messages are counted then, once),
@@ -80,16 +81,16 @@ def protections(
     protect_latest_user: bool,
 ) -> list[Protection]:
     """Protection of each unit (rule 3)."""
-    hard, none, kept = Protection.HARD, Protection.NONE, (UnitKind.SYSTEM, UnitKind.ORPHAN)
-    out = [hard if unit.kind in kept else none for unit in units]
+    first = {UnitKind.SYSTEM: Protection.HARD, UnitKind.ORPHAN: Protection.TAIL}
+    out = [first.get(unit.kind, Protection.NONE) for unit in units]  # an orphan stays, yields
     if any(pinned):
         for k, unit in enumerate(units):
             if any(pinned[unit.start : unit.stop]):
-                out[k] = hard
+                out[k] = Protection.HARD
     if protect_latest_user:
         for k in range(len(units) - 1, -1, -1):
             if units[k].kind is UnitKind.USER:
-                out[k] = hard
+                out[k] = Protection.HARD
                 break
     for k in range(max(0, len(units) - keep_last), len(units)):
         if out[k] is Protection.NONE:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from .._messages import Card, Message, Summary
 from .._planning._plan import Plan
-from .._report import Report
+from .._report import Report, agreed_reason
 from .._strategies._steps import Mask
 from .._summarizers._protocol import SummaryRequest, SummaryResult
 from ._apply import Applied, Archiver, Tools, apply_plan
@@ -289,12 +289,13 @@ def _report(settings: Settings, before: _Before, after: int, verdict: str, done:
         reason = "repaired; fits without compaction" if fits else verdict
     else:
         reason = verdict
-    if not fits and done.protected > settings.budget:
-        reason = (
-            f"does not fit: what must stay (the system prompt, pins, the latest user turn and "
-            f"the opening step of a thinking turn in progress) needs {done.protected} tokens "
-            f"at its smallest, over the budget of {settings.budget}"
-        )
+    reason = agreed_reason(
+        reason,
+        after=after,
+        budget=settings.budget,
+        target=settings.target,
+        protected=done.protected,
+    )
     applied = done.applied
     last = applied.summaries[-1].summarizer if applied.summaries else None
     return Report(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .._messages import Message, Summary
 from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
-from .._planning._units import Unit, group_units
+from .._planning._units import Unit, UnitKind, group_units
 from .._strategies._steps import Prune
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
@@ -205,9 +205,16 @@ def protected_tokens(
         counts.tally(body[u.start : u.stop], origins[u.start : u.stop]) for u in hard
     )
     stays = opening_unit(prep, settings)
-    if stays is not None and protection[stays] is not Protection.HARD:
-        tokens += _least(prep, settings, counts, prep.units[stays])
-        hard = sorted([*hard, prep.units[stays]], key=lambda u: u.start)
+    staying = [
+        unit
+        for k, unit in enumerate(prep.units)
+        if protection[k] is not Protection.HARD
+        and (k == stays or unit.kind is UnitKind.ORPHAN)  # never leave (`_costs` rule 3)
+    ]
+    for unit in staying:
+        tokens += _least(prep, settings, counts, unit)
+    if staying:
+        hard = sorted([*hard, *staying], key=lambda u: u.start)
     if not SHAPES[settings.format].alternate:
         return tokens
     kept = [m for u in hard for m in body[u.start : u.stop]]

@@ -282,8 +282,8 @@ def _reason(work: Work) -> str:
     estimate = work.estimate()
     if estimate <= work.budget.available:
         return "compacted to the target"
-    protected = sum(
-        work.measure(i).tokens
+    protected = sum(  # as planned: a tail that yields is named at what it keeps
+        work.cost(i, work.actions[i]) or 0
         for i, f in enumerate(work.flags)
         if f.protection is not Protection.NONE
     )

@@ -6,9 +6,10 @@ Rules:
 3. A USER turn is never pruned; only its images may be masked; it may be folded or dropped
    (its rules move to the constraint card first).
 4. A NOTE (a system message mid-conversation) may only be folded or dropped.
-5. PREAMBLE, BRIDGE and ORPHAN units are the engine's business: the preamble and bridges
-   are regenerated on every compaction, orphans are repaired; the planner never sees them,
-   but for a result answering a call made before the messages, which stays as it is.
+5. PREAMBLE and BRIDGE units are the engine's business: they are regenerated on every
+   compaction. ORPHAN units are repaired; one that repair leaves answers a call made
+   before the messages (a stored response's): it never leaves the view, but its result
+   may be pruned or masked like any other (its call id stays).
 Protection (pins, the latest user turn, the tail) overrides every row.
 """
 
@@ -40,5 +41,5 @@ RULES: Final[Mapping[UnitKind, Rule]] = {
     UnitKind.NOTE: Rule(prune=False, mask=False, fold=True, drop=True),
     UnitKind.PREAMBLE: _NOTHING,
     UnitKind.BRIDGE: _NOTHING,
-    UnitKind.ORPHAN: _NOTHING,
+    UnitKind.ORPHAN: Rule(prune=True, mask=True, fold=False, drop=False),
 }

@@ -54,7 +54,15 @@ from ._upstream import (
     send,
     without_encoding,
 )
-from ._wire import ENDPOINTS, Endpoint, fixed_of, items_of, splice, with_recall_tool
+from ._wire import (
+    ENDPOINTS,
+    Endpoint,
+    declares_recall,
+    fixed_of,
+    items_of,
+    splice,
+    with_recall_tool,
+)
 
 log = logging.getLogger("contextfold.proxy")
 TOKEN_HEADER: Final = "x-contextfold-token"
@@ -245,6 +253,7 @@ class Proxy:
             model if isinstance(model, str) else None,
             max(0, manager.budget - turn.tokens),
             self.config.recall_rounds,
+            shared=declares_recall(body.get("tools")),
         )
         self.metrics.requests.labels(_path(endpoint), "compacted").inc()
         if turn.compacted and manager.last_report is not None:

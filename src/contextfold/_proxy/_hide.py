@@ -13,6 +13,8 @@ Rules:
    other tool call was kept; Responses' final response lists its output without them.
 3. An event that changes is written again as `event:`/`data:` lines; every other event
    passes byte for byte.
+4. An inactive Hider passes every event: the client declared the recall tool itself
+   (`_recall` rule 4).
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ _RECALL = cf.RECALL_TOOL_NAME
 class Hider:
     """Rules 1-3 for one upstream answer."""
 
-    def __init__(self, format: cf.Format) -> None:
+    def __init__(self, format: cf.Format, *, active: bool = True) -> None:
         self.format = format
+        self.active = active
         self.hidden: set[int] = set()
         self.kept: dict[int, int] = {}
         """Index in the upstream answer -> index the client sees."""
@@ -39,6 +42,8 @@ class Hider:
         """Tool calls kept."""
 
     def __call__(self, event: bytes) -> bytes | None:
+        if not self.active:
+            return event
         data = data_of(event)
         if not isinstance(data, dict):
             return event

@@ -11,6 +11,16 @@ Rules:
    two characters a token.
 3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
    in an answer beside other tool calls are removed before the client sees it.
+4. A client that declares the recall tool itself (an agent compacting with contextfold on
+   its side) answers it from its own archive: a recall call is the proxy's only when the
+   proxy's archive answers it, an answer holding any other call goes to the client as it
+   is, and nothing is removed from what the client sees.
+5. A chat answer's assistant turn goes back with its other fields (an OpenAI-compatible
+   thinking model's `reasoning_content`, which DeepSeek requires on every assistant tool
+   call message), without the ones a request refuses (`annotations`; `audio` but its id).
+6. A Responses request with `store` false keeps nothing server side: a round sends back
+   the answer's reasoning items only when they carry their `encrypted_content` (the API
+   refuses a reasoning item it cannot read: "Item with id 'rs_...' not found").
 """
 
 from __future__ import annotations
@@ -28,6 +38,9 @@ _TRIES: Final = 4
 """Times a round's pages are measured and cut before it answers that there is no room."""
 _RESERVE: Final = 128
 """Tokens kept back for the round's own assistant turn, result wrappers and page headers."""
+_ANSWER_ONLY: Final = frozenset({"annotations", "audio"})
+"""Fields of a chat answer's message that a request's assistant message does not take as
+they are (an audio answer goes back by its id alone)."""
 _NO_CHOICE: Final[Mapping[str, object]] = {
     "openai-chat": "none",
     "openai-responses": "none",
@@ -59,10 +72,33 @@ def _calls(format: cf.Format, response: Mapping[str, Any]) -> list[tuple[str, st
     ]
 
 
-def is_round(format: cf.Format, response: Mapping[str, Any]) -> bool:
-    """Rule 1: at least one call and all of them recall calls."""
+def is_round(
+    format: cf.Format, response: Mapping[str, Any], archive: cf.Archive | None = None
+) -> bool:
+    """Rule 1: at least one call and all of them recall calls; with `archive` (the client
+    declared the recall tool, rule 4), only calls that archive answers."""
     calls = _calls(format, response)
-    return bool(calls) and all(name == cf.RECALL_TOOL_NAME for _, name, _ in calls)
+    return bool(calls) and all(
+        name == cf.RECALL_TOOL_NAME and (archive is None or _answers(archive, args))
+        for _, name, args in calls
+    )
+
+
+def _answers(archive: cf.Archive, args: object) -> bool:
+    """Whether `archive` holds what a recall call with `args` asks for (rule 4)."""
+    given = _arguments(args)
+    _, error = cf.answer_recall(archive, {**given, "offset": None, "limit": 1})
+    return not error
+
+
+def _arguments(args: object) -> dict[str, Any]:
+    """A call's arguments as an object (a JSON string is read; anything else is none)."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {}
+    return args if isinstance(args, dict) else {}
 
 
 def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
@@ -70,15 +106,31 @@ def has_recall(format: cf.Format, response: Mapping[str, Any]) -> bool:
     return any(name == cf.RECALL_TOOL_NAME for _, name, _ in _calls(format, response))
 
 
-def _assistant(format: cf.Format, response: Mapping[str, Any]) -> list[object]:
-    """The answer as items the next request carries."""
+def _assistant(
+    format: cf.Format, response: Mapping[str, Any], stateless: bool = False
+) -> list[object]:
+    """The answer as items the next request carries (rule 5 for chat, 6 for Responses)."""
     if format == "openai-chat":
         message = (response.get("choices") or [{}])[0].get("message") or {}
         turn = {"role": "assistant", "content": message.get("content")}
-        return [{**turn, "tool_calls": message.get("tool_calls")}]
+        kept = {k: v for k, v in message.items() if v is not None and k not in _ANSWER_ONLY}
+        audio = message.get("audio")
+        if isinstance(audio, dict) and "id" in audio:
+            kept["audio"] = {"id": audio["id"]}
+        return [{**kept, **turn, "tool_calls": message.get("tool_calls")}]
     if format == "anthropic":
         return [{"role": "assistant", "content": response.get("content") or []}]
-    return list(response.get("output") or [])
+    output = response.get("output") or []
+    return [i for i in output if not (stateless and _unreadable(i))]
+
+
+def _unreadable(item: object) -> bool:
+    """A reasoning item the API cannot read back without its stored response (rule 6)."""
+    return (
+        isinstance(item, dict)
+        and item.get("type") == "reasoning"
+        and not item.get("encrypted_content")
+    )
 
 
 def _result(format: cf.Format, call_id: str, text: str, error: bool) -> object:
@@ -96,9 +148,10 @@ def answer(
     room: int,
     *,
     model: str | None = None,
+    stateless: bool = False,
 ) -> list[object]:
     """The items a recall round appends (rules 1 and 2), answers sharing `room` tokens
-    as `model` counts them."""
+    as `model` counts them; `stateless`: the request has `store` false (rule 6)."""
     calls = _calls(format, response)
     share = (room - _RESERVE) // max(1, len(calls))
     limit = share * _CHARS_PER_TOKEN
@@ -110,13 +163,13 @@ def answer(
         results = [result for result, _ in pages]
         if format == "anthropic":
             results = [{"role": "user", "content": results}]
-        added = [*_assistant(format, response), *results]
+        added = [*_assistant(format, response, stateless), *results]
         used = cf.count_tokens(added, model, format=format)
         if used <= room or share < _MIN_ROOM:
             return added
         longest = max(size for _, size in pages)
         limit = min(limit, longest) * room // used * 9 // 10
-    return answer(format, response, archive, 0, model=model)
+    return answer(format, response, archive, 0, model=model, stateless=stateless)
 
 
 def _answer(
@@ -130,10 +183,7 @@ def _answer(
         )
         return _result(format, call_id, text, True), 0
     if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except ValueError:
-            args = {}
+        args = _arguments(args)
     if isinstance(args, dict):
         given = args.get("limit")
         fits = isinstance(given, int) and not isinstance(given, bool) and 0 < given < limit

@@ -11,6 +11,8 @@ Rules:
    answer of recall calls is held to its end and never reaches the client, whose stream
    then continues with the next round's answer. Whatever reaches the client passes
    through `_hide`: recall calls after text, or beside other tools, are taken out.
+   A client that declared the recall tool itself gets every call as it came, and only
+   the recall calls the proxy's archive answers make a round (`_recall` rule 4).
 4. An upstream error status is the client's answer, unchanged. When a later round fails
    after a stream was promised, the stream ends with the provider's own error event.
 5. An event stream the upstream breaks off (the connection drops, a read times out) ends
@@ -51,11 +53,25 @@ class Rounds:
     model: str | None
     room: int
     limit: int
+    shared: bool = False
+    """The client declared the recall tool too (`_recall` rule 4)."""
     done: int = 0
+
+    def is_round(self, response: dict[str, Any]) -> bool:
+        """Whether the proxy answers `response` with another round (rules 2-3)."""
+        archive = self.archive if self.shared else None
+        return self.done < self.limit and _recall.is_round(self.format, response, archive)
+
+    def hider(self) -> _hide.Hider:
+        """What takes the recall calls out of an answer's events for the client."""
+        return _hide.Hider(self.format, active=not self.shared)
 
     def next_body(self, response: dict[str, Any]) -> bytes:
         """The request after answering `response`'s recall calls (`_recall` rules 1-3)."""
-        added = _recall.answer(self.format, response, self.archive, self.room, model=self.model)
+        stateless = self.body.get("store") is False
+        added = _recall.answer(
+            self.format, response, self.archive, self.room, model=self.model, stateless=stateless
+        )
         self.room -= cf.count_tokens(added, self.model, format=self.format)
         self.done += 1
         body = {**self.body, self.key: [*self.body[self.key], *added]}
@@ -88,13 +104,13 @@ async def complete(
         data = _json(content) if answer.status == 200 else None
         if data is None:
             return relay(answer, content)
-        if rounds.done < rounds.limit and _recall.is_round(rounds.format, data):
+        if rounds.is_round(data):
             started = time.perf_counter()
             out.content = rounds.next_body(data)
             metrics.recall_rounds.inc()
             metrics.added.observe(time.perf_counter() - started)
             continue
-        if _recall.has_recall(rounds.format, data):
+        if not rounds.shared and _recall.has_recall(rounds.format, data):
             stripped = _recall.strip(rounds.format, data)
             return relay(answer, json.dumps(stripped).encode())
         return relay(answer, content)
@@ -189,14 +205,14 @@ async def _rounds(
     assert rounds is not None
     while True:
         assembler = _sse.assembler(rounds.format)
-        hide = _hide.Hider(rounds.format)
+        hide = rounds.hider()
         held: list[bytes] = []
         async for shown in _round(answer, assembler, hide, held):
             yield shown
         if _live(assembler):
             return
         response = assembler.response()
-        if rounds.done >= rounds.limit or not _recall.is_round(rounds.format, response):
+        if not rounds.is_round(response):
             rest = _shown(hide, held)
             if rest:
                 yield rest

@@ -6,7 +6,10 @@ Rules:
    changes nothing; a trailing partial event is yielded as it is at the end.
 2. An assembler reads each event's JSON `data` and builds what the non-streaming endpoint
    would have returned (a chat.completion's message, an Anthropic message's content
-   blocks, a Responses response's output), so the recall loop reads both alike.
+   blocks, a Responses response's output), so the recall loop reads both alike. A chat
+   message keeps the reasoning an OpenAI-compatible thinking model streams beside its
+   content (`reasoning_content`, `reasoning`); an Anthropic block keeps the input any
+   tool block streams (server tools' too).
 3. `decision` tells the relay when the answer is known to be for the client: the first
    text, or a call of a tool other than the recall tool, makes it LIVE; a recall call makes
    it HOLD (kept back to the end); before either it is None.
@@ -21,6 +24,8 @@ from typing import Any, Final, Literal
 import contextfold as cf
 
 Decision = Literal["live", "hold"] | None
+_REASONING: Final = ("reasoning_content", "reasoning")
+"""Chat delta fields of OpenAI-compatible thinking models (DeepSeek, vLLM, OpenRouter)."""
 _SEPARATORS: Final = (b"\r\n\r\n", b"\n\n", b"\r\r")
 
 
@@ -57,6 +62,8 @@ class ChatAssembler:
 
     def __init__(self) -> None:
         self.text: list[str] = []
+        self.reasoning: dict[str, list[str]] = {}
+        """Reasoning deltas by their field (`reasoning_content`, `reasoning`), in order."""
         self.calls: dict[int, dict[str, Any]] = {}
         self.decision: Decision = None
         self.usage: object = None
@@ -70,6 +77,9 @@ class ChatAssembler:
             if delta.get("content"):
                 self.text.append(delta["content"])
                 self.decision = self.decision or "live"
+            for key in _REASONING:
+                if isinstance(delta.get(key), str):
+                    self.reasoning.setdefault(key, []).append(delta[key])
             for call in delta.get("tool_calls") or []:
                 self._call(call)
 
@@ -88,6 +98,7 @@ class ChatAssembler:
 
     def response(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text) or None}
+        message.update((key, "".join(parts)) for key, parts in self.reasoning.items())
         if self.calls:
             message["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
         return {"choices": [{"index": 0, "message": message}], "usage": self.usage}
@@ -137,7 +148,7 @@ class AnthropicAssembler:
         content = []
         for index in sorted(self.blocks):
             block = dict(self.blocks[index])
-            if block.get("type") == "tool_use":
+            if block.get("type") == "tool_use" or index in self.partial:
                 try:
                     block["input"] = json.loads(self.partial.get(index) or "{}")
                 except ValueError:

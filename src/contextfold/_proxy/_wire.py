@@ -140,8 +140,14 @@ def output_schema(body: Mapping[str, object], endpoint: Endpoint) -> dict[str, o
 def with_recall_tool(tools: object, format: cf.Format) -> list[object]:
     """The request's tools plus the recall tool (once)."""
     given = list(tools) if isinstance(tools, list) else []
-    names = {_tool_name(t) for t in given}
-    return given if cf.RECALL_TOOL_NAME in names else [*given, cf.recall_tool(format)]
+    return given if declares_recall(given) else [*given, cf.recall_tool(format)]
+
+
+def declares_recall(tools: object) -> bool:
+    """Whether the client's own tools include the recall tool (its agent recalls from its
+    own archive: `_recall` rule 4)."""
+    given = tools if isinstance(tools, list) else []
+    return any(_tool_name(t) == cf.RECALL_TOOL_NAME for t in given)
 
 
 def _tool_name(tool: object) -> object:
