@@ -230,6 +230,23 @@ def test_sentence_ends(text: str) -> None:
         assert _facts._SENTENCE_END.split(line) == _SENTENCE_END.split(line)
 
 
+def _plain_sentences(text: str) -> list[str]:
+    """`_facts.sentences` searching every line for sentence ends."""
+    out = []
+    for line in text.splitlines():
+        for piece in _facts._SENTENCE_END.split(_facts._BULLET.sub("", line.strip())):
+            cjk = _facts._CJK_STOPS.intersection(piece)
+            for part in _facts._CJK_END.split(piece) if cjk else (piece,):
+                if part.strip():
+                    out.append(part.strip())
+    return out
+
+
+@given(glued([*_PIECES, "Dr.", "- ", "1. ", "\u3002", "x"], _GLUE, piece_size=4, max_size=16))
+def test_sentences_skip_only_lines_without_an_end(text: str) -> None:
+    assert _facts.sentences(text) == _plain_sentences(text)
+
+
 _BULLETED = glued(
     [*_PIECES, "- ", "* ", "\u2022 ", "1.", "12)", "3. ", "A.", "(", "[", "Never", "it"],
     (*_GLUE, "! ", "? ", ".) ", ".] ", "\n- ", "\n1. ", " - ", "\r", "\u2028"),
