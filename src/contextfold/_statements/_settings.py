@@ -54,8 +54,8 @@ _PLAIN_NUMBER: Final = re.compile(
 """A plain number (`_PLAIN` from its first digit, as `_facts` rule 5 says), or a word such
 as "v1", anywhere: a text without one has no number token either (rule 3). Both start
 with one class of digits and `v`, which the engine skips to (the alternation of a digit's
-form and `v` then a digit it tried at every character); tests/statements/
-test_fast_patterns.py checks the plain form."""
+form and `v` then a digit it tried at every character); test_fast_patterns checks the
+plain form."""
 _LINKS: Final = word_set("to at of is are = : now")
 _CHANGE: Final = UPDATE_WORDS | word_set(
     "upgrade upgraded upgrading downgrade downgraded set scale scaled went"
