@@ -14,6 +14,7 @@ from contextfold._statements import (
     _facts,
     _kinds,
     _retractions,
+    _settings,
     _shapes,
     _statement,
     _values,
@@ -76,6 +77,9 @@ _NAME = re.compile(
     r"|[A-Z]{2,}\w*(?![\w-]))"
 )
 """A name's words are followed by no letter but an ASCII capital (`re` takes "²" for one)."""
+_INTERESTING = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+"""What a word needs for any shape: a character of the class, or a capital after any other."""
+_PLAIN_NUMBER = re.compile(r"(?<![\w$€£.:/-])\d+(?:\.\d+)*(?![\w%:/-]|\.\d)|v\d")
 _NOT_VALUE = re.compile(
     r"(?:\bnot|\binstead of|\brather than|\bno longer|\breplac(?:e|es|ed|ing))\s+(?:the\s+)?"
     r"([^\s,;.!?]+(?:[.][^\s,;!?]+)*)"
@@ -224,6 +228,23 @@ def _plain_named_in_text(text: str) -> list[tuple[str, str]]:
 def test_sentence_ends(text: str) -> None:
     for line in text.splitlines():
         assert _facts._SENTENCE_END.split(line) == _SENTENCE_END.split(line)
+
+
+def _plain_sentences(text: str) -> list[str]:
+    """`_facts.sentences` searching every line for sentence ends."""
+    out = []
+    for line in text.splitlines():
+        for piece in _facts._SENTENCE_END.split(_facts._BULLET.sub("", line.strip())):
+            cjk = _facts._CJK_STOPS.intersection(piece)
+            for part in _facts._CJK_END.split(piece) if cjk else (piece,):
+                if part.strip():
+                    out.append(part.strip())
+    return out
+
+
+@given(glued([*_PIECES, "Dr.", "- ", "1. ", "\u3002", "x"], _GLUE, piece_size=4, max_size=16))
+def test_sentences_skip_only_lines_without_an_end(text: str) -> None:
+    assert _facts.sentences(text) == _plain_sentences(text)
 
 
 _BULLETED = glued(
@@ -389,7 +410,7 @@ def test_shapes_table(word: str) -> None:
 def _plain_shapes(word: str) -> list[tuple[str, str]]:
     """`_shapes.shapes` without its speed gates: the whole word against every shape, else a
     search (`_INTERESTING` is not one: it decides what a word is, `a()` has no shape)."""
-    if _shapes._INTERESTING.search(word) is None:
+    if _INTERESTING.search(word) is None:
         return []
     whole = _SHAPES.fullmatch(word.rstrip(_shapes.PUNCTUATION))
     matches = [whole] if whole is not None else list(_SHAPES.finditer(word))
@@ -421,6 +442,21 @@ def test_lowercase_letters_alone_match_no_shape_whole(word: str) -> None:
     stripped = word.rstrip(_shapes.PUNCTUATION)
     if stripped.isalpha() and stripped.islower():
         assert _SHAPES.search(word) is None  # nor inside it, punctuation and all
+
+
+_MARK_WORDS = words | st.text(st.sampled_from("aZ9_.:\n $é٣"), max_size=8)
+
+
+@given(_MARK_WORDS)
+def test_interesting_finds_what_its_plain_form_finds(word: str) -> None:
+    """Only whether it finds anything is asked (its match starts at the capital)."""
+    assert (_shapes._INTERESTING.search(word) is None) == (_INTERESTING.search(word) is None)
+
+
+@given(texts | st.text(st.sampled_from("v1.2-:/$%_x9 \n"), max_size=16))
+def test_plain_number_matches_its_plain_form(text: str) -> None:
+    spans = [m.span() for m in _settings._PLAIN_NUMBER.finditer(text)]
+    assert spans == [m.span() for m in _PLAIN_NUMBER.finditer(text)]
 
 
 @given(words)

@@ -215,7 +215,8 @@ _SENTENCE_END: Final = re.compile(
 )
 """Spaces (after closing quotes or brackets) that end a sentence: after `.!?`, before a
 character that is not lowercase, unless the `.` ends a title ("Dr. Patel", "Mrs. Lee"),
-which the name after it belongs to (rule 5: matched from its first character)."""
+which the name after it belongs to (rule 5: matched from its first character; a line
+without `.!?` is not searched: most lines of a tool's output)."""
 _BULLET: Final = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
@@ -237,8 +238,10 @@ def sentences(text: str) -> list[str]:
     """Sentences of `text`, line by line, stripped of list bullets, in order (a full-width
     stop ends one with no space after it)."""
     out: list[str] = []
-    for line in text.splitlines():
-        for piece in _SENTENCE_END.split(_BULLET.sub("", line.strip())):
+    for raw in text.splitlines():
+        line = _BULLET.sub("", raw.strip())
+        ends = "." in line or "!" in line or "?" in line  # what every sentence end follows
+        for piece in _SENTENCE_END.split(line) if ends else (line,):
             for part in _CJK_END.split(piece) if _CJK_STOPS.intersection(piece) else (piece,):
                 sentence = part.strip()
                 if sentence:

@@ -49,9 +49,14 @@ _PLAIN: Final = r"(?<![\w$€£.:/-])v?\d+(?:\.\d+)*(?![\w%:/-]|\.\d)"
 _TOKEN: Final = re.compile(rf"{_PLAIN}|[A-Za-z][\w'+#-]*|[=:]")
 """A plain number or version, a word, or a linking sign, in order (rule 1)."""
 _NUMBER: Final = re.compile(r"v?\d+(?:\.\d+)*")
-_PLAIN_NUMBER: Final = re.compile(r"\d(?<![\w$€£.:/-]\d)\d*(?:\.\d+)*(?![\w%:/-]|\.\d)|v\d")
+_PLAIN_NUMBER: Final = re.compile(
+    r"[\dv](?:(?<=\d)(?<![\w$€£.:/-]\d)\d*(?:\.\d+)*(?![\w%:/-]|\.\d)|(?<=v)\d)"
+)
 """A plain number (`_PLAIN` from its first digit, as `_facts` rule 5 says), or a word such
-as "v1", anywhere: a text without one has no number token either (rule 3)."""
+as "v1", anywhere: a text without one has no number token either (rule 3). Both start
+with one class of digits and `v`, which the engine skips to (the alternation of a digit's
+form and `v` then a digit it tried at every character); test_fast_patterns checks the
+plain form."""
 _LINKS: Final = word_set("to at of is are = : now")
 _CHANGE: Final = UPDATE_WORDS | word_set(
     "upgrade upgraded upgrading downgrade downgraded set scale scaled went allow allowed permit"

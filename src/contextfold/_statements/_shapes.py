@@ -178,7 +178,10 @@ _SEPARATORS: Final = bytes.maketrans(b",;()[]{}<>\"'`=|*!?", b" " * 18)
 """_WORD's separators other than spaces, each turned into a space (in ASCII bytes: a table
 of 256 is one lookup a byte, where `str.translate` looks each character up in a dict)."""
 _THOUSANDS: Final = re.compile(r",\d{3}")
-_INTERESTING: Final = re.compile(r"[\d_/.@$€£~:]|.[A-Z]")
+_INTERESTING: Final = re.compile(r"[\d_/.@$€£~:A-Z](?:(?<![A-Z])|(?<=.[A-Z]))")
+"""A digit or one of `_/.@$€£~:`, or a capital after any character: what a word needs for
+any shape (rule 3; only whether there is one is asked). One class first, which the engine
+skips to (the plain `[...]|.[A-Z]` it tried at every character)."""
 _SHAPED: Final = re.compile(
     r"\d|[$€£@/]|::|Error|Exception|Warning|[\w-]\.[A-Za-z_]|\.(?<![\w.]\.)[A-Za-z_]|\w\("
     r"|[A-Za-z\d]-[A-Za-z\d]"
