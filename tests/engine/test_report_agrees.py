@@ -65,7 +65,6 @@ PAYLOADS = st.one_of(
 @given(payload=PAYLOADS, share=st.floats(0.01, 0.9))
 def test_every_reason_agrees_with_the_count(payload: Any, share: float) -> None:
     assume(cf.validate(payload) == [])
-    assume(any(m.role == "user" for m in cf.parse(payload)[1].messages))
     total = cf.count_tokens(payload, "gpt-4o")
     result = cf.compact(payload, budget=max(1, int(total * share)), model="gpt-4o")
     assert result.report.tokens_after == cf.count_tokens(

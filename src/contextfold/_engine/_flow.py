@@ -14,7 +14,9 @@ Rules:
    changes, so the card never shows a replaced value as current.
 7. What was folded stays reachable from the output: when neither card nor summary went
    in, a bare card header naming the span does, if the output still fits with it or is
-   over its budget anyway (the floor alone is); otherwise the budget wins.
+   over its budget anyway (the floor alone is), or when nothing but the system prompt
+   would be left (no user turn to keep: a request needs a message); otherwise the budget
+   wins.
 8. The input is counted only as far as decisions need (`_measure`): what was folded
    before anything needed its count is counted only if the report's `tokens_before` is
    read, and rule 5 compares by counting (what is not counted yet, newest first) until
@@ -134,7 +136,8 @@ def compact_flow(
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
         out2, origins2 = _assemble(applied, len(prep.parts.system), items, settings, archive)
         after2 = settings.overhead + counter.tally(out2, origins2)
-        if after2 <= settings.budget or after > settings.budget:
+        emptied = len(out) == len(prep.parts.system)  # no message left to send
+        if after2 <= settings.budget or after > settings.budget or emptied:
             vouch(archive, Card(header))
             applied.refs.extend(refs)
             out, origins, after = out2, origins2, after2
