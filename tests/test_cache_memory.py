@@ -19,8 +19,8 @@ def _history(turns: int) -> list[dict[str, object]]:
     messages: list[dict[str, object]] = [{"role": "system", "content": "You are a coding agent."}]
     for i in range(turns):
         arguments = json.dumps({"path": f"src/module_{i}.py", PROBE: [i, f"v{i}"]})
-        call = {"id": f"call_{i}", "type": "function"}
-        call["function"] = {"name": "read_file", "arguments": arguments}
+        function = {"name": "read_file", "arguments": arguments}
+        call = {"id": f"call_{i}", "type": "function", "function": function}
         messages += [
             {"role": "user", "content": f"Please look at module {i} and fix the bug in it."},
             {"role": "assistant", "content": None, "tool_calls": [call]},
