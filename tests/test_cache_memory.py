@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import gc
 import json
+import tracemalloc
 
 import contextfold as cf
+from contextfold import Archive, Message, Text
+from contextfold._engine._apply import Applied
+from contextfold._engine._summary import make_span
 
 PROBE = "probe_key_7f"
 """An argument name no other object in the process has as a key."""
@@ -47,3 +51,23 @@ def test_no_parsed_tool_arguments_outlive_a_compaction() -> None:
     assert result.report.summarizer == "ledger"
     assert _parsed_arguments() == []
     assert history[2]["tool_calls"]  # the input is still alive, untouched
+
+
+def test_the_span_listing_is_built_without_a_list_of_its_lines() -> None:
+    """What the archived list of folded messages costs while it is stored: its text and
+    the archive's canonical copies of it, not also one string per line."""
+    applied = Applied()
+    for i in range(2_000):
+        applied.folded.append(Message("user", (Text(f"Please look at module {i} now."),)))
+        applied.folded_refs.append(f"r{i:010x}")
+    archive = Archive()
+    tracemalloc.start()
+    try:
+        ref = make_span(applied, None, archive)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    text = archive.get(ref)
+    assert isinstance(text, str)
+    assert text.count("\n") == 2_000
+    assert peak < 4 * len(text)  # 3.1x; 6.3x with a list of its lines kept meanwhile
