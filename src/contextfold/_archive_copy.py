@@ -4,8 +4,9 @@ archive's rule 5).
 Rules:
 1. Strings and the model's frozen objects cannot change; only containers inside extras and
    opaque payloads are the caller's, who may mutate them after the item is archived.
-2. An item with none (every extra a plain scalar, no opaque payload) is `unchanging`: it
-   is kept as it is.
+2. An item with none (every extra a plain scalar or a layout an adapter shares, which
+   nothing changes: `_messages` rule 6; no opaque payload) is `unchanging`: it is kept as
+   it is.
 3. Otherwise it can be kept as a copy whose lists, tuples, dicts and read-only mappings in
    extras and payloads are new ones that nobody else holds (lists become tuples, which
    encode to the same JSON); strings and scalars are shared, never copied.
@@ -34,6 +35,7 @@ from ._messages import (
     Text,
     ToolCall,
     ToolResult,
+    shares_extras,
 )
 
 MAX_DEPTH: Final = 32
@@ -148,7 +150,7 @@ def _extras(extras: Mapping[str, object]) -> Mapping[str, object] | None:
 
 
 def _plain_extras(extras: Mapping[str, object]) -> bool:
-    return extras is EMPTY or not extras or _plain(extras.values())
+    return extras is EMPTY or not extras or _plain(extras.values()) or shares_extras(extras)
 
 
 def _plain(values: Iterable[object]) -> bool:

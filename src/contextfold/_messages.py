@@ -16,6 +16,12 @@ Rules:
 5. The models are built by the million (every message parsed, every part the engine
    makes), so their `__init__` sets slots directly (`slot_init`): same signature, same
    frozen objects as the dataclass one.
+6. Extras are read-only. An adapter may hand the same `extras` mapping to every part or
+   message whose wire layout is the same (`share_extras`, keyed by a hashable form of
+   its content): what it shares holds only scalars and containers it made itself, never
+   the caller's. At most SHARED_MAX layouts are shared, for the life of the process (they
+   are never forgotten: `shares_extras` knows them by identity), so whoever keeps a
+   shared mapping (the archive) keeps it as it is, nothing in it can change.
 """
 
 from __future__ import annotations
@@ -61,6 +67,30 @@ class _NoExtras(Mapping[str, object]):
 
 
 EMPTY: Final[Extras] = _NoExtras()
+
+SHARED_MAX: Final = 1024
+"""Distinct layouts `share_extras` keeps (rule 6); past that, extras are not shared."""
+_SHARED: Final[dict[object, Extras]] = {}
+_SHARED_IDS: Final[set[int]] = set()
+
+
+def share_extras(extras: Extras, key: object) -> Extras:
+    """The mapping shared by every `extras` with this content `key` (rule 6): `extras`
+    itself the first time (or once SHARED_MAX layouts are kept)."""
+    found = _SHARED.get(key)
+    if found is not None:
+        return found
+    if len(_SHARED) >= SHARED_MAX:
+        return extras
+    found = _SHARED.setdefault(key, extras)  # one winner when threads race
+    _SHARED_IDS.add(id(found))
+    return found
+
+
+def shares_extras(extras: object) -> bool:
+    """Whether `extras` is a mapping `share_extras` gave out (rule 6)."""
+    return id(extras) in _SHARED_IDS
+
 
 _T = TypeVar("_T")
 

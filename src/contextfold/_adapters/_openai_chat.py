@@ -290,7 +290,7 @@ def _tool_call(raw: object, index: int, field: str) -> ToolCall:
     extras = leftovers(raw, ["id", "type", inner_key])
     inner_extras = leftovers(inner, ["name", argument_key])
     if inner_extras:
-        extras[INNER] = inner_extras
+        extras[INNER] = freeze(inner_extras)  # shared first, then the call's (rule 4)
     if kind == "custom":
         extras[KIND] = "custom"
     return ToolCall(call_id, name, arguments, extras=freeze(extras))
@@ -300,7 +300,7 @@ def _legacy_call(raw: dict[str, object], call_id: str, index: int) -> ToolCall:
     name, arguments = _name_and_arguments(raw, "arguments", index, "function_call")
     extras = leftovers(raw, ["name", "arguments"])
     extras[LEGACY] = True
-    return ToolCall(call_id, name, arguments, extras=extras)
+    return ToolCall(call_id, name, arguments, extras=freeze(extras))
 
 
 def _name_and_arguments(

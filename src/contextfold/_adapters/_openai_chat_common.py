@@ -73,7 +73,7 @@ def _listed_result(raw: dict[str, object], content: list[object]) -> Message | N
         texts.append(Text(text))
     extras = leftovers(raw, _TOOL_RESULT if name is None else _NAMED_RESULT)
     extras[FORM] = "list"
-    return Message("tool", (ToolResult(call_id, tuple(texts)),), name=name, extras=extras)
+    return Message("tool", (ToolResult(call_id, tuple(texts)),), name=name, extras=freeze(extras))
 
 
 _WITH_CALLS: Final = ["role", "content", "tool_calls"]
@@ -119,5 +119,5 @@ def _common_call(call: object) -> ToolCall | None:
     extras = leftovers(call, _CALL)
     inner_extras = leftovers(inner, _FUNCTION)
     if inner_extras:
-        extras[INNER] = inner_extras
+        extras[INNER] = freeze(inner_extras)  # shared first, then the call's
     return ToolCall(call_id, name, arguments, extras=freeze(extras))

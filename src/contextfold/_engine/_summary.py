@@ -17,7 +17,8 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from itertools import chain
 
 from .._messages import Message, Part, Summary, Text, ToolResult, part_text
 from .._policy import Policy
@@ -111,18 +112,24 @@ def make_span(
 ) -> str:
     """Archive the list of folded messages (rule 4) and of the statements the user replaced
     (`replaced`, their references); returns its reference."""
-    lines = ["Messages taken out of view, oldest first (recall a ref for the message):"]
-    gone = [*zip(applied.folded, applied.folded_refs, strict=True)]
-    gone += zip(applied.dropped, applied.dropped_refs, strict=True)
-    for message, ref in gone:
-        lines.append(f"- {ref} {message.role}: {_preview(message)}")
-    if earlier:
-        lines.append(f"Folded before these: {earlier}")
-    if replaced:
-        lines.append(f"Statements the user has since replaced: {', '.join(replaced)}")
-    ref = archive.put("\n".join(lines), label="folded span")
+    text = "\n".join(_span_lines(applied, earlier, replaced))  # no list of lines kept meanwhile
+    ref = archive.put(text, label="folded span")
     applied.refs.append(ref)
     return ref
+
+
+def _span_lines(applied: Applied, earlier: str | None, replaced: Sequence[str]) -> Iterator[str]:
+    yield "Messages taken out of view, oldest first (recall a ref for the message):"
+    gone = chain(
+        zip(applied.folded, applied.folded_refs, strict=True),
+        zip(applied.dropped, applied.dropped_refs, strict=True),
+    )
+    for message, ref in gone:
+        yield f"- {ref} {message.role}: {_preview(message)}"
+    if earlier:
+        yield f"Folded before these: {earlier}"
+    if replaced:
+        yield f"Statements the user has since replaced: {', '.join(replaced)}"
 
 
 def _preview(message: Message) -> str:
