@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pytest
 
@@ -23,7 +24,7 @@ def _exchange(i: int, payload: str) -> list[dict[str, object]]:
     ]
 
 
-def _card(view: list[object]) -> str:
+def _card(view: Sequence[object]) -> str:
     cards = [
         m
         for m in view

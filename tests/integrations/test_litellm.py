@@ -58,7 +58,7 @@ def _close_the_clients_litellm_caches() -> Iterator[None]:
     yield
     cache = litellm.in_memory_llm_clients_cache
     clients = list(cache.cache_dict.values())
-    cache.flush_cache()
+    cache.flush_cache()  # type: ignore[no-untyped-call]  # LiteLLM leaves it untyped
     for client in clients:
         close = getattr(client, "close", None)
         if close is None:
