@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 
-from ..adapters import anthropic_strategies, chat_strategies, responses_strategies
+from ..adapters.any_strategies import payloads as any_payloads
 
 TEXT = "The build passed after the second retry, all green. " * 20
 CALL = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
@@ -69,15 +69,8 @@ def test_a_budget_too_small_for_anything_keeps_the_pointer(format: str, budget: 
         assert result.recall(ref)
 
 
-PAYLOADS = st.one_of(
-    chat_strategies.payloads,
-    anthropic_strategies.payloads(),
-    responses_strategies.payloads,
-)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(payload=PAYLOADS, budget=st.integers(1, 80))
+@given(payload=any_payloads, budget=st.integers(1, 80))
 def test_valid_input_never_comes_back_without_a_message(payload: Any, budget: int) -> None:
     assume(cf.validate(payload) == [])
     assume(_messages(payload))

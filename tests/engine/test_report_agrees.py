@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import contextfold as cf
 
-from ..adapters import anthropic_strategies, chat_strategies, responses_strategies
+from ..adapters.any_strategies import payloads as any_payloads
 
 CODE = "def f(x):\n    return x * 2  # comment here\n" * 400
 
@@ -54,15 +54,8 @@ def test_a_folded_call_over_the_budget_leaves_a_report_that_fits_and_says_so() -
         _agrees(result.report)
 
 
-PAYLOADS = st.one_of(
-    chat_strategies.payloads,
-    anthropic_strategies.payloads(),
-    responses_strategies.payloads,
-)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(payload=PAYLOADS, share=st.floats(0.01, 0.9))
+@given(payload=any_payloads, share=st.floats(0.01, 0.9))
 def test_every_reason_agrees_with_the_count(payload: Any, share: float) -> None:
     assume(cf.validate(payload) == [])
     total = cf.count_tokens(payload, "gpt-4o")

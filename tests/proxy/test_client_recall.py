@@ -4,7 +4,6 @@ calls its archive holds and hides nothing from such a client (`_recall` rule 4).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -13,6 +12,7 @@ import pytest
 import contextfold as cf
 
 from .conftest import ProxyFactory
+from .histories import long_session
 from .upstream import Upstream
 
 PATHS = {
@@ -21,26 +21,11 @@ PATHS = {
     "anthropic": "/v1/messages",
 }
 MODELS = {"openai-chat": "gpt-4o", "openai-responses": "gpt-4o", "anthropic": "claude-sonnet-4-6"}
-_LOG = "".join(f"line {n}: collected 12 items, 3 failed in tests/test_api.py\n" for n in range(60))
 
 
 def _history(format: cf.Format) -> Any:
     """A chat agent's session, as a request body in `format` (too long for the window)."""
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": "Fix the failing tests."},
-    ]
-    for n in range(30):
-        call = {"name": "read_file", "arguments": json.dumps({"path": f"f{n}.py"})}
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": f"call_c{n}", "type": "function", "function": call}],
-            }
-        )
-        messages.append({"role": "tool", "tool_call_id": f"call_c{n}", "content": _LOG})
-    body = {"model": MODELS[format], "messages": messages, "max_tokens": 500}
+    body = long_session(MODELS[format])
     return body if format == "openai-chat" else cf.convert(body, format)
 
 

@@ -4,7 +4,6 @@ server requires on every assistant message with tool calls (HTTP 400 without it)
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -13,31 +12,16 @@ import pytest
 import contextfold as cf
 
 from .conftest import ProxyFactory
+from .histories import long_session
 from .upstream import Upstream
 
 THOUGHT = "The summary names f3.py; I should read what was folded before answering."
-_LOG = "".join(f"line {n}: collected 12 items, 3 failed in tests/test_api.py\n" for n in range(60))
 
 
 def _history() -> dict[str, Any]:
-    """A thinking agent's session, every tool call turn with its reasoning (as DeepSeek's
-    clients send it back), too long for the window."""
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a coding agent."},
-        {"role": "user", "content": "Fix the failing tests."},
-    ]
-    for n in range(30):
-        call = {"name": "read_file", "arguments": json.dumps({"path": f"f{n}.py"})}
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "reasoning_content": f"Step {n}: read f{n}.py next.",
-                "tool_calls": [{"id": f"call_c{n}", "type": "function", "function": call}],
-            }
-        )
-        messages.append({"role": "tool", "tool_call_id": f"call_c{n}", "content": _LOG})
-    return {"model": "gpt-4o", "messages": messages, "max_tokens": 500}
+    """A thinking agent's session, every tool call turn with its reasoning, too long for
+    the window."""
+    return long_session(reasoning=True)
 
 
 @pytest.mark.parametrize("stream", [False, True])
