@@ -145,7 +145,10 @@ def _prose_facts(text: str) -> tuple[Fact, ...]:
 
 
 def _words_facts(text: str) -> Iterator[Fact]:
-    """The facts of each word of `text` in order (iterated in C: texts have many words)."""
+    """The facts of each word of `text` in order (iterated in C: texts have many words); a
+    closing tag's name (`</system-reminder>`) is markup, not the path `/system-reminder`."""
+    if "</" in text:
+        text = text.replace("</", "< ")
     return chain.from_iterable(map(_word_facts, words(text)))
 
 

@@ -2,7 +2,8 @@
 
 Rules:
 1. A user message's goals, in order: the first line of each document pasted in it
-   (`<tag>...</tag>`; a line of at least 12 characters, not a path), every goal stated
+   (`<tag>...</tag>`; a line of at least 12 characters, not a path; not a block the
+   agent's harness added, `_HARNESS`), every goal stated
    outright (STATED, at least `_MIN_GOAL_WORDS` words), then its requests that are not
    filler; at most `_GOALS_PER_MESSAGE` of them, but every stated goal is kept.
 2. A request asks for something, has at least `_MIN_GOAL_WORDS` words and is not also a
@@ -15,12 +16,16 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from .._statements._facts import clip, tagged_blocks
 from .._statements._kinds import is_filler
 from ._ledger_sentences import BOILERPLATE, DECISION, STATED, VAGUE, is_plan, is_request
 
+_HARNESS: Final = re.compile(r"system|reminder|hook", re.I)
+"""Tags an agent harness wraps its own text in, inside the user's turn (Claude Code's
+`<system-reminder>`, `<user-prompt-submit-hook>`): no document the user pasted (rule 1)."""
 _GOALS_PER_MESSAGE: Final = 3
 _MIN_GOAL_WORDS: Final = 4
 CLIP: Final = 200
@@ -34,6 +39,8 @@ def goals(text: str, own: list[str], decides: bool, states: bool) -> list[str]:
     `own` was split from (rule 4)."""
     pasted: list[str] = []
     for tag, body in tagged_blocks(text):
+        if _HARNESS.search(tag) is not None:
+            continue  # what the agent's harness put in the user's turn: not their goal
         first = next((s for s in body.splitlines() if len(s.strip()) >= 12), "")
         if first and not first.strip().startswith("/"):
             pasted.append(f"{tag}: {clip(first, CLIP)}")
