@@ -10,9 +10,9 @@ with the user turn's content (chat moves them there).
 
 Going through Anthropic (`via="anthropic"`) also accounts for its documented changes:
 whitespace-only texts, images it cannot take and image `detail` go; later system messages
-(and, in a bare list, every one) become user text; arguments compare as JSON values,
-non-objects wrapped under "input"; the final assistant text loses its trailing
-whitespace; call ids compare by pairing (which call a result answers), as Anthropic
+(and, in a bare list, every one) become user text in `<system-reminder>` tags; arguments
+compare as JSON values, non-objects wrapped under "input"; the final assistant text loses
+its trailing whitespace; call ids compare by pairing (which call a result answers), as Anthropic
 renames repeated or invalid ones (`anthropic_ids` says when they must come back verbatim).
 """
 
@@ -81,9 +81,12 @@ def _role(message: Message, started: bool, anthropic: bool) -> str:
 
 def _turn(message: Message, role: str, anthropic: bool) -> Turn:
     turn = Turn(role)
+    reminder = anthropic and role == "user" and message.role in ("system", "developer")
     for part in message.parts:
         if isinstance(part, _TEXTS) and _kept_text(part.text, anthropic):
-            turn.content.append(("text", part.text))
+            wrapped = reminder and type(part) is Text  # `_convert_turns` rule 3
+            text = f"<system-reminder>\n{part.text}\n</system-reminder>" if wrapped else part.text
+            turn.content.append(("text", text))
         elif isinstance(part, Image) and message.role == "user":
             _add_image(turn, part, anthropic)
         elif isinstance(part, ToolCall):

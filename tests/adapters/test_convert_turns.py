@@ -153,7 +153,10 @@ def test_leading_system_messages_become_the_system_field_or_user_text() -> None:
         {"role": "assistant", "content": "ok"},
         {
             "role": "user",
-            "content": [{"type": "text", "text": "be brief"}, {"type": "text", "text": "go"}],
+            "content": [
+                {"type": "text", "text": "<system-reminder>\nbe brief\n</system-reminder>"},
+                {"type": "text", "text": "go"},
+            ],
         },
     ]
 
@@ -253,7 +256,15 @@ def test_a_later_system_message_becomes_user_text_in_place() -> None:
     assert contextfold.convert(messages, "anthropic") == [
         user("hi"),
         {"role": "assistant", "content": "hello"},
-        user([{"type": "text", "text": "now answer in French"}, {"type": "text", "text": "bye"}]),
+        user(
+            [
+                {
+                    "type": "text",
+                    "text": "<system-reminder>\nnow answer in French\n</system-reminder>",
+                },
+                {"type": "text", "text": "bye"},
+            ]
+        ),
     ]
 
 

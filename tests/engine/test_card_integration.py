@@ -147,3 +147,28 @@ def test_the_system_prompt_never_reaches_the_card_through_a_conversion() -> None
     assert "88213" in card
     assert "refunds" not in card
     assert "identity" not in card
+
+
+def test_a_later_system_message_never_reaches_the_card_through_a_conversion() -> None:
+    """A system message in the middle of a chat conversation goes to Anthropic as user
+    text in `<system-reminder>` tags: the card reads what the user said, never the
+    operator's words in their turn."""
+    said = _chat("My order number is 88213.", "Ship it to my work address, 12 Elm St.")
+    messages = [*said[:3], {"role": "system", "content": POLICY}, *said[3:]]
+    messages.append({"role": "user", "content": "Go on."})
+    body = cf.convert({"messages": messages}, "anthropic")
+    assert isinstance(body, dict)
+    reminder = body["messages"][2]["content"][0]["text"]
+    assert reminder == f"<system-reminder>\n{POLICY}\n</system-reminder>"
+    result = cf.compact(body, cf.count_tokens(body, "gpt-4o") // 3, "gpt-4o")
+    assert isinstance(result.payload, dict)
+    card = next(
+        block["text"]
+        for message in result.payload["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "text" and block["text"].startswith("[cf:rules]")
+    )
+    assert "88213" in card
+    assert "refunds" not in card
+    assert "identity" not in card

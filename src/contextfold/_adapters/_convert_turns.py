@@ -15,7 +15,9 @@ Rules, Anthropic:
 3. Leading system/developer messages are the system prompt: the body's `system`. A bare
    list has no place for one (the Messages API takes only user and assistant messages):
    `convert` refuses a list that opens with one (`_convert` rule 6); a later one, in a
-   list or a body, becomes user text in place; tool messages become user messages.
+   list or a body, becomes user text in place, each text wrapped in `<system-reminder>`
+   tags (REMINDER_OPEN) so it reads as no statement of the user's; tool messages become
+   user messages.
 4. Whitespace-only texts (outside tool results) and images Anthropic cannot take (data URLs
    that are not base64 jpeg/png/gif/webp) are dropped, then empty messages. Consecutive
    turns of one role are joined, tool results first. A conversation that does not start
@@ -68,6 +70,11 @@ WRAP_KEY: Final = "input"
 _ANTHROPIC_MEDIA: Final = ("image/jpeg", "image/png", "image/gif", "image/webp")
 _INVALID_ID: Final = re.compile(r"[^A-Za-z0-9_-]")
 _TEXTS: Final = (Text, Marker, Summary, Card)
+REMINDER_OPEN: Final = "<system-reminder>"
+REMINDER_CLOSE: Final = "</system-reminder>"
+"""What a later system message's text is wrapped in as user text (rule 3): the tags Claude
+Code uses for the same, which keep it apart from what the user said (the card reads tagged
+blocks as pasted material, the ledger as no goal of theirs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +174,16 @@ def _anthropic_roles(items: list[Item], changes: list[Change], shape: Shape) -> 
         role = _anthropic_role(message.role, leading=leading)
         if message.role in ("system", "developer") and role == "user":
             changes.append(Change(index, "changed", f"{message.role} message sent as user text"))
+            parts = [_reminder(p) for p in parts]
         out.append(Item(index, Message(role, tuple(parts))))
     return out
+
+
+def _reminder(part: Part) -> Part:
+    """A later system message's text as user text that says what it is (rule 3)."""
+    if type(part) is not Text:
+        return part
+    return replace(part, text=f"{REMINDER_OPEN}\n{part.text}\n{REMINDER_CLOSE}")
 
 
 def _anthropic_role(role: Role, *, leading: bool) -> Role:
