@@ -112,7 +112,7 @@ def make_span(
 ) -> str:
     """Archive the list of folded messages (rule 4) and of the statements the user replaced
     (`replaced`, their references); returns its reference."""
-    text = "\n".join(_span_lines(applied, earlier, replaced))  # no list of lines kept meanwhile
+    text = "\n".join(_span_lines(applied, earlier, replaced))  # lines freed before `put`
     ref = archive.put(text, label="folded span")
     applied.refs.append(ref)
     return ref
