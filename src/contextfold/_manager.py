@@ -8,8 +8,8 @@ Rules:
    prune-only pass. In between, the prefix already sent stays byte-identical (I7).
 3. Compaction works on the view itself, so an earlier summary is merged, not redone, and
    masked payloads stay masked.
-4. A turn costs O(new messages): every entry keeps its token count and its rendered wire
-   form, so `view()` neither recounts nor re-renders the history.
+4. A turn costs O(new messages): the view's entries keep their counts and wire forms
+   (`_manager_entries`), so `view()` neither recounts nor re-renders the history.
 5. Pins and marks follow their messages through compactions (by sequence number).
 6. `snapshot()` is plain JSON with the policy and the archive's place; `restore()` checks
    it and continues exactly where the snapshot was taken.
@@ -24,11 +24,10 @@ import dataclasses
 import math
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any, Generic, cast
 
-from ._adapters import check_format, emptied, parse, render
+from ._adapters import check_format, parse
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._counting import (
@@ -41,6 +40,7 @@ from ._engine._counting import (
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
+from ._manager_entries import Entries
 from ._manager_intake import as_payload, read_batch, tool_specs
 from ._manager_intake import prompt_tokens as read_prompt_tokens
 from ._messages import Conversation, Message, Part, Text, ToolSpec
@@ -66,19 +66,6 @@ else:  # the default matters only to type checkers; the core needs no typing_ext
 
 _TURN_WINDOW = 16
 _MIN_TURNS = 3
-_SKIP = object()
-
-
-@dataclass(slots=True)
-class _Entry:
-    """One message of the view with what it costs and how it renders."""
-
-    message: Message
-    seq: int | None
-    """The number `add` gave it; None for messages compaction made."""
-    raw: int
-    """Tokens by the uncalibrated counter."""
-    wire: object = None
 
 
 class ContextManager(Generic[W]):
@@ -111,8 +98,7 @@ class ContextManager(Generic[W]):
         self.archive = archive if archive is not None else Archive()
         self.tools = tool_specs(tools, format)
         self.last_report: Report | None = None
-        self._entries: list[_Entry] = []
-        self._raw_total = 0
+        self._view = Entries(self.format, self.counter.inner.count)
         self._next = 0
         self._pins: set[int] = set()
         self._droppable: set[int] = set()
@@ -122,8 +108,6 @@ class ContextManager(Generic[W]):
         self._turns: deque[int] = deque(maxlen=_TURN_WINDOW)
         """Tokens each recent turn added (what the view grew by between two views)."""
         self._raw_seen = 0
-        self._wires: list[object] | None = None
-        """The rendered view, kept in step with the entries between compactions."""
         self._overhead_raw = fixed_overhead(Conversation((), tools=self.tools), self.counter.inner)
         if system is not None:
             self.add(Message("system", (Text(system),)))
@@ -151,12 +135,7 @@ class ContextManager(Generic[W]):
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:
         seq = self._next
         self._next += 1
-        raw = self.counter.inner.count(message)
-        entry = _Entry(message, seq, raw)
-        self._entries.append(entry)
-        self._raw_total += raw
-        if self._wires is not None and (wire := self._wire(entry)) is not _SKIP:
-            self._wires.append(wire)
+        self._view.append(message, seq)
         if pin:
             self._pins.add(seq)
         if droppable:
@@ -165,13 +144,13 @@ class ContextManager(Generic[W]):
 
     def pin_last(self) -> None:
         """Pin the newest message (with its tool partners: pins cover whole units)."""
-        if not self._entries or self._entries[-1].seq is None:
+        if not self._view.items or self._view.items[-1].seq is None:
             raise ConfigurationError("there is no message to pin")
         self._pins.add(self._next - 1)
 
     def pin_at(self, seq: int) -> None:
         """Pin the message that `add` numbered `seq`; it must still be in the view."""
-        if all(e.seq != seq for e in self._entries):
+        if all(e.seq != seq for e in self._view.items):
             raise ConfigurationError(f"message {seq} is not in the view (folded or unknown)")
         self._pins.add(seq)
 
@@ -183,11 +162,11 @@ class ContextManager(Generic[W]):
 
     def tokens(self) -> int:
         """Tokens the current view costs (calibrated)."""
-        return self.counter.estimate(self._overhead_raw + self._raw_total)
+        return self.counter.estimate(self._overhead_raw + self._view.raw_total)
 
     def messages(self) -> list[Message]:
         """The current view in neutral form."""
-        return [e.message for e in self._entries]
+        return self._view.messages()
 
     def view(self) -> list[W]:
         """The wire messages to send now, compacted first if the view is past a mark."""
@@ -199,7 +178,7 @@ class ContextManager(Generic[W]):
 
     def _note_turn(self) -> None:
         """Remember what the view grew by since it was last sent (Policy rule 6)."""
-        grown = self._raw_total - self._raw_seen
+        grown = self._view.raw_total - self._raw_seen
         if grown > 0:
             self._turns.append(self.counter.estimate(grown) - self.counter.estimate(0))
 
@@ -263,61 +242,27 @@ class ContextManager(Generic[W]):
             card_ceiling=self.policy.high,
             whole_spans=reads_whole_spans(self.summarizer),
         )
-        marks = Marks(
-            frozenset(i for i, e in enumerate(self._entries) if e.seq in self._pins),
-            frozenset(i for i, e in enumerate(self._entries) if e.seq in self._droppable),
-        )
+        marks = Marks(self._view.indexes(self._pins), self._view.indexes(self._droppable))
         scale = self.counter.scale
-        counts = [math.ceil(e.raw * scale) for e in self._entries]  # as the counter would say
+        counts = [math.ceil(e.raw * scale) for e in self._view.items]  # as the counter would say
         return compact_flow(self.messages(), settings, marks, self.archive, counts)
 
     def _accept(self, outcome: Outcome, trigger: Trigger) -> Report:
         self.last_report = outcome.report
         if outcome.report.compacted:
-            sent = [m for m in outcome.messages if self.format != "anthropic" or m.role != "system"]
-            if not sent and (
-                wires := [w for w in map(self._wire, self._entries) if w is not _SKIP]
-            ):
-                raise emptied(wires, self.format)  # repair would leave nothing to send
-            old = self._entries
-            self._entries = [
-                old[o] if o is not None and old[o].message is m else self._entry(m, o, old)
-                for m, o in zip(outcome.messages, outcome.origins, strict=True)
-            ]
-            self._raw_total = sum(e.raw for e in self._entries)
-            self._wires = None
+            self._view.replace(outcome.messages, outcome.origins)
         self._trigger = after(trigger, self.tokens(), self._marks(), self._trigger)
         return outcome.report
 
-    def _entry(self, message: Message, origin: int | None, old: list[_Entry]) -> _Entry:
-        seq = old[origin].seq if origin is not None else None
-        return _Entry(message, seq, self.counter.inner.count(message))
-
     def _render(self) -> list[W]:
-        if self._wires is None:
-            self._wires = [w for w in map(self._wire, self._entries) if w is not _SKIP]
-        self._sent = self._overhead_raw + self._raw_total
-        self._raw_seen = self._raw_total
-        return cast(list[W], list(self._wires))
-
-    def _wire(self, entry: _Entry) -> object:
-        """The entry's wire form, rendered once; Anthropic's system prompt is not a message."""
-        if self.format == "anthropic" and entry.message.role == "system":
-            return _SKIP  # carried outside the messages: see system_prompt()
-        if entry.wire is None:
-            rendered = render(Conversation((entry.message,)), self.format)
-            assert isinstance(rendered, list)
-            entry.wire = rendered[0]
-        return entry.wire
+        wires = self._view.wires()
+        self._sent = self._overhead_raw + self._view.raw_total
+        self._raw_seen = self._view.raw_total
+        return cast(list[W], list(wires))
 
     def system_prompt(self) -> str | list[Any] | None:
         """Anthropic's top-level `system` for the current view (None for other formats)."""
-        system = tuple(e.message for e in self._entries if e.message.role == "system")
-        if self.format != "anthropic" or not system:
-            return None
-        probe = (*system, Message("user", (Text("."),)))
-        body = render(Conversation(probe, shape="body"), self.format)
-        return body.get("system") if isinstance(body, dict) else None
+        return self._view.system_prompt()
 
     # --- calibration, recall, snapshots ------------------------------------------------
 
@@ -342,7 +287,7 @@ class ContextManager(Generic[W]):
             model=self.model,
             format=self.format,
             tools=self.tools,
-            entries=[(e.message, e.seq) for e in self._entries],
+            entries=[(e.message, e.seq) for e in self._view.items],
             next_seq=self._next,
             pins=self._pins,
             droppable=self._droppable,
@@ -352,7 +297,7 @@ class ContextManager(Generic[W]):
             trigger={
                 **dataclasses.asdict(self._trigger),
                 "turns": list(self._turns),
-                "unseen": self._raw_total - self._raw_seen,
+                "unseen": self._view.raw_total - self._raw_seen,
             },
         )
 
@@ -385,9 +330,7 @@ class ContextManager(Generic[W]):
             policy=state.policy,
         )
         for message, seq in state.entries:
-            raw = manager.counter.inner.count(message)
-            manager._entries.append(_Entry(message, seq, raw))
-            manager._raw_total += raw
+            manager._view.append(message, seq)
         manager._next = state.next_seq
         manager._pins = set(state.pins)
         manager._droppable = set(state.droppable)
@@ -396,5 +339,5 @@ class ContextManager(Generic[W]):
         manager._observed = list(state.observed)
         manager._trigger, turns, unseen = load_trigger(state.trigger)
         manager._turns.extend(turns)
-        manager._raw_seen = manager._raw_total - unseen
+        manager._raw_seen = manager._view.raw_total - unseen
         return manager

@@ -135,7 +135,7 @@ class _Checks:
         report = manager.last_report
         assert cf.validate(body, format=loop.format) == [], report
         assert pairing_problems(manager.messages(), loop.format) == []
-        origins = [e.seq for e in manager._entries if e.seq is not None]
+        origins = [e.seq for e in manager._view.items if e.seq is not None]
         assert origins == sorted(set(origins))  # I2: input order, nothing twice
         text = json.dumps(view)
         if report is not None and report is not self.last and report.compacted:
