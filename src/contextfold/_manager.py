@@ -41,7 +41,7 @@ from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
 from ._manager_entries import Entries
-from ._manager_intake import as_payload, read_batch, tool_specs
+from ._manager_intake import as_payload, output_fields, read_batch, tool_specs
 from ._manager_intake import prompt_tokens as read_prompt_tokens
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
@@ -79,6 +79,7 @@ class ContextManager(Generic[W]):
         format: str = "openai-chat",
         system: str | None = None,
         tools: Iterable[ToolSpec | Mapping[str, object]] = (),
+        request_fields: Mapping[str, object] | None = None,
         summarizer: Summarizer | None = None,
         counter: TokenCounter | None = None,
         archive: Archive | None = None,
@@ -97,6 +98,9 @@ class ContextManager(Generic[W]):
         self.summarizer: Summarizer = summarizer or default_summarizer(self.counter)
         self.archive = archive if archive is not None else Archive()
         self.tools = tool_specs(tools, format)
+        self.request_fields = output_fields(request_fields or {})
+        """What of a request body costs tokens besides its items and tools (`_manager_intake`
+        rule 6)."""
         self.last_report: Report | None = None
         self._view = Entries(self.format, self.counter.inner.count)
         self._next = 0
@@ -108,9 +112,13 @@ class ContextManager(Generic[W]):
         self._turns: deque[int] = deque(maxlen=_TURN_WINDOW)
         """Tokens each recent turn added (what the view grew by between two views)."""
         self._raw_seen = 0
-        self._overhead_raw = fixed_overhead(Conversation((), tools=self.tools), self.counter.inner)
+        self._overhead_raw = fixed_overhead(self._request(), self.counter.inner)
         if system is not None:
             self.add(Message("system", (Text(system),)))
+
+    def _request(self) -> Conversation:
+        """The request around the view: what its fixed overhead is counted from."""
+        return Conversation((), tools=self.tools, extras=self.request_fields)
 
     # --- history ---------------------------------------------------------------------
 
@@ -237,7 +245,7 @@ class ContextManager(Generic[W]):
             policy,
             self.counter,
             counter_name(self.counter),
-            self.counter.fixed_overhead(Conversation((), tools=self.tools)),
+            self.counter.fixed_overhead(self._request()),
             pending_tail=True,
             card_ceiling=self.policy.high,
             whole_spans=reads_whole_spans(self.summarizer),
@@ -287,6 +295,7 @@ class ContextManager(Generic[W]):
             model=self.model,
             format=self.format,
             tools=self.tools,
+            request_fields=self.request_fields,
             entries=[(e.message, e.seq) for e in self._view.items],
             next_seq=self._next,
             pins=self._pins,
@@ -324,6 +333,7 @@ class ContextManager(Generic[W]):
             state.model,
             format=state.format,
             tools=state.tools,
+            request_fields=state.request_fields,
             summarizer=summarizer,
             counter=counter,
             archive=state.archive,

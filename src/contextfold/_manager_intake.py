@@ -15,6 +15,10 @@ Rules:
    `prompt_tokens` (OpenAI chat, cached tokens included), else `input_tokens` plus
    Anthropic's `cache_creation_input_tokens` and `cache_read_input_tokens` (its
    `input_tokens` leaves out what the cache served; OpenAI's Responses count includes it).
+6. A request's structured-output schema (`request_fields`: a request body, or just its
+   `response_format`, `text`, `output_config` or `output_format`) costs what `cf.compact`
+   counts for it in a body (`_tokens._accounting` rule 6): the manager keeps those fields
+   only, and only when they ask for a JSON schema.
 """
 
 from __future__ import annotations
@@ -25,6 +29,16 @@ from ._adapters import parse
 from ._adapters._sdk import to_plain
 from ._errors import ConfigurationError, InvalidConversation
 from ._messages import Message, ToolSpec
+from ._tokens._accounting import output_fields
+
+__all__ = [
+    "as_payload",
+    "output_fields",
+    "prompt_tokens",
+    "read_batch",
+    "request_shaped",
+    "tool_specs",
+]
 
 _ANTHROPIC_RESPONSE = frozenset({"id", "type", "model", "usage", "stop_reason", "stop_sequence"})
 _CHAT_RESPONSE = frozenset({"annotations"})

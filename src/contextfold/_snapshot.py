@@ -1,7 +1,8 @@
 """ContextManager snapshots: its state as plain JSON, and back.
 
 Rules:
-1. A snapshot (VERSION 2) holds the view (neutral JSON form), sequence numbers, pins,
+1. A snapshot (VERSION 2) holds the view (neutral JSON form), the request's fields that
+   cost tokens (`request`, only when there are any), sequence numbers, pins,
    marks, the calibration observations, the policy and the trigger's memory (so a restore
    compacts the same way, at the same turns)
    and where the archive is: its raw entries when it lives in memory, the file's path for
@@ -53,6 +54,7 @@ class State:
     model: str | None
     format: str
     tools: tuple[ToolSpec, ...]
+    request_fields: Mapping[str, object]
     entries: list[tuple[Message, int | None]]
     next_seq: int
     pins: list[int]
@@ -70,6 +72,7 @@ def dump_state(
     model: str | None,
     format: str,
     tools: tuple[ToolSpec, ...],
+    request_fields: Mapping[str, object],
     entries: Sequence[tuple[Message, int | None]],
     next_seq: int,
     pins: Iterable[int],
@@ -96,6 +99,8 @@ def dump_state(
         "trigger": dict(trigger),
         "archive": _dump_archive(archive),
     }
+    if request_fields:  # only then: a snapshot without them reads as it always did
+        data["request"] = dict(request_fields)
     data["checksum"] = _checksum(data)
     return data
 
@@ -152,6 +157,7 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         model=_optional_str(snapshot.get("model"), "model"),
         format=fmt,
         tools=tools,
+        request_fields=_mapping(snapshot.get("request", {}), "request"),
         entries=entries,
         next_seq=_int(snapshot.get("next"), "next"),
         pins=[_int(p, "pins") for p in _list(snapshot, "pins")],

@@ -289,25 +289,24 @@ class Sessions:
         self, endpoint: Endpoint, body: Mapping[str, object], budget: int, archive: cf.Archive
     ) -> cf.ContextManager:
         model = body.get("model")
-        name = model if isinstance(model, str) else None
+
+        def new(budget: int, tools: list[object]) -> cf.ContextManager:
+            return cf.ContextManager(
+                budget,
+                model if isinstance(model, str) else None,
+                format=endpoint.format,
+                tools=tools,  # type: ignore[arg-type]
+                request_fields=body,  # its structured-output schema (`_wire` rule 4)
+                archive=archive,
+                policy=self.policy,
+            )
+
         tools = counted_tools(body, endpoint)
         try:
-            return self._new(budget, name, endpoint, tools, archive)
+            return new(budget, tools)
         except cf.ContextFoldError:  # tools we cannot read (built-in ones): count them as text
             room = max(1, budget - len(json.dumps(tools)) // 3)
-            return self._new(room, name, endpoint, counted_tools({}, endpoint), archive)
-
-    def _new(
-        self, budget: int, name: str | None, endpoint: Endpoint, tools: object, archive: cf.Archive
-    ) -> cf.ContextManager:
-        return cf.ContextManager(
-            budget,
-            name,
-            format=endpoint.format,
-            tools=tools,  # type: ignore[arg-type]
-            archive=archive,
-            policy=self.policy,
-        )
+            return new(room, counted_tools({}, endpoint))
 
     def _add(self, live: Live, new: list[object], budget: int, length: int, last: str) -> Turn:
         """Add a continuing request's new items and take the turn; on failure the session

@@ -13,12 +13,12 @@ Rules:
    recall tool added to its tools. Each item's JSON is encoded once per session and the
    body is spliced from those bytes, so a turn does not re-encode the whole history.
 4. What a session's manager counts besides the items is the request's tools (plus the
-   recall tool) and its structured-output schema (`response_format`, Responses'
-   `text.format`, Anthropic's `output_config.format` or `output_format`), which it counts
-   as one more tool definition. Both belong to the root (`root_of`) and to what a body may
-   carry after its items (`fixed_of`): a request that offers other tools or asks for
-   another schema starts a new session counting them (tools compared without their cache
-   marks, which a client may move).
+   recall tool) and its structured-output schema, which the manager reads from the body
+   (`request_fields`) and counts as `cf.compact` counts the same body. Both belong to the
+   root (`root_of`) and to what a body may carry after its items (`fixed_of`): a request
+   that offers other tools or asks for another output format starts a new session counting
+   them (tools compared without their cache marks, which a client may move; output
+   formats as the fields that can hold one: `OUTPUT_FIELDS`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ def fixed_of(body: Mapping[str, object], endpoint: Endpoint) -> tuple[object, ..
     tools = body.get("tools")
     if isinstance(tools, list):
         tools = [_unmarked(tool) for tool in tools]
-    return body.get("model"), system, tools, output_schema(body, endpoint)
+    output = {key: body[key] for key in OUTPUT_FIELDS if body.get(key) is not None}
+    return body.get("model"), system, tools, output or None
 
 
 def _unmarked(tool: object) -> object:
@@ -98,43 +99,12 @@ def _unmarked(tool: object) -> object:
 
 
 def counted_tools(body: Mapping[str, object], endpoint: Endpoint) -> list[object]:
-    """The tools a session's manager counts: the request's, the recall tool and the
-    output schema as one more definition (rule 4)."""
-    tools = with_recall_tool(body.get("tools"), endpoint.format)
-    schema = output_schema(body, endpoint)
-    if schema is None:
-        return tools
-    name = str(schema.get("name") or "structured_output")
-    description, parameters = schema.get("description"), schema.get("schema", {})
-    if endpoint.format == "anthropic":
-        return [*tools, {"name": name, "description": description, "input_schema": parameters}]
-    spec = {"name": name, "description": description, "parameters": parameters}
-    if endpoint.format == "openai-responses":
-        return [*tools, {"type": "function", **spec}]
-    return [*tools, {"type": "function", "function": spec}]
+    """The tools a session's manager counts: the request's and the recall tool (rule 4)."""
+    return with_recall_tool(body.get("tools"), endpoint.format)
 
 
-_SCHEMA_KEYS: Final[Mapping[cf.Format, tuple[str, ...]]] = {
-    "openai-responses": ("text",),
-    "anthropic": ("output_config", "output_format"),
-}
-"""Where a body keeps its output format: in `format` of the key, `output_format` itself."""
-
-
-def output_schema(body: Mapping[str, object], endpoint: Endpoint) -> dict[str, object] | None:
-    """The structured-output format the request asks for (rule 4), None for none."""
-    if endpoint.format == "openai-chat":
-        holder = body.get("response_format")
-        json_schema = isinstance(holder, dict) and holder.get("type") == "json_schema"
-        inner = holder.get("json_schema") if json_schema and isinstance(holder, dict) else None
-        return inner if isinstance(inner, dict) else None
-    for key in _SCHEMA_KEYS[endpoint.format]:
-        holder = body.get(key)
-        inside = key != "output_format" and isinstance(holder, dict)
-        found = holder.get("format") if inside and isinstance(holder, dict) else holder
-        if isinstance(found, dict) and found.get("type") == "json_schema":
-            return found
-    return None
+OUTPUT_FIELDS: Final = ("response_format", "text", "output_config", "output_format")
+"""The body fields that may hold a structured-output format (rule 4)."""
 
 
 def with_recall_tool(tools: object, format: cf.Format) -> list[object]:

@@ -62,7 +62,13 @@ from ._images import ImageRule, image_size, image_tokens
 from ._profiles import Overheads, ToolCosts
 from ._protocol import TokenCounter, is_conversation_counter
 
-__all__ = ["Accountant", "count_conversation", "fixed_overhead", "runs_of_non_space"]
+__all__ = [
+    "Accountant",
+    "count_conversation",
+    "fixed_overhead",
+    "output_fields",
+    "runs_of_non_space",
+]
 
 DEFAULT_CACHE_SIZE = 1 << 18
 """Distinct texts remembered: a 50,000-message history has about 90,000 (bench/speed.py)."""
@@ -271,6 +277,18 @@ def _hosted_json(tool: ToolSpec) -> str:
         return ""
     config = {k: v for k, v in tool.extras.items() if k not in ("type", "name")}
     return _json(config) if config else ""
+
+
+OUTPUT_FIELDS: Final = ("response_format", "text", "output_config", "output_format")
+"""The body fields a structured-output format lives in (rule 6)."""
+
+
+def output_fields(body: Mapping[str, object]) -> dict[str, object]:
+    """The fields of `body` that carry its structured-output schema ({} without one):
+    what a ContextManager keeps of a request body to count it as `fixed` does (rule 6)."""
+    if output_schema(body) is None:
+        return {}
+    return {key: body[key] for key in OUTPUT_FIELDS if key in body}
 
 
 def output_schema(body: Mapping[str, object]) -> Mapping[str, object] | None:
