@@ -143,6 +143,8 @@ class Upstream:
 
     def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
         """The tool call the scripted agent makes this turn."""
+        if body.get("tool_choice") in ("none", {"type": "none"}):  # as the providers obey it
+            return "", {}
         has_recall = cf.RECALL_TOOL_NAME in json.dumps(body.get("tools") or [])
         refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))
         ref = self.recall_ref or (refs[0] if refs else None)

@@ -9,8 +9,14 @@ Rules:
    are sized at `_CHARS_PER_TOKEN`, then the round is measured with the model's counter
    and its pages cut again while it does not fit: dense text (CJK, numbers) runs under
    two characters a token.
-3. Rounds are bounded: the last one asks with `tool_choice` none, and recall calls still
-   in an answer beside other tool calls are removed before the client sees it.
+3. Rounds are bounded: the last one cannot call the recall tool, and recall calls still
+   in an answer beside other tool calls are removed before the client sees it. A client
+   whose `tool_choice` lets the model answer in text (absent, auto, none) gets the last
+   round with `tool_choice` none. One whose choice forces a call of its own tools (chat
+   and Responses `required`, a named tool, `allowed_tools` in required mode, Anthropic's
+   `any` or `tool`) must get one: text alone is an answer it did not allow. That round
+   keeps the client's choice and offers the client's own tools only (every provider
+   accepts earlier calls of a tool the request no longer offers).
 4. A client that declares the recall tool itself (an agent compacting with contextfold on
    its side) answers it from its own archive: a recall call is the proxy's only when the
    proxy's archive answers it, an answer holding any other call goes to the client as it
@@ -192,9 +198,39 @@ def _answer(
     return _result(format, call_id, text, error), len(text)
 
 
-def last_round(format: cf.Format, body: dict[str, Any]) -> dict[str, Any]:
-    """The request of the last round: no more tool calls (rule 3)."""
+def last_round(format: cf.Format, body: dict[str, Any], shared: bool) -> dict[str, Any]:
+    """The request of the last round: no more recall calls (rule 3); `shared`: the client
+    declared the recall tool itself (rule 4), so the tools it sent stay as they are."""
+    tools = body.get("tools")
+    own = [t for t in tools if shared or not _is_recall_tool(t)] if isinstance(tools, list) else []
+    if own and forces_call(format, body.get("tool_choice")):
+        return {**body, "tools": own}
     return {**body, "tool_choice": _NO_CHOICE[format]}
+
+
+_FREE: Final = frozenset({"auto", "none"})
+"""Choices that let the model answer in text: `auto` and `none`, as a string (OpenAI) or as
+the type of an object (Anthropic)."""
+
+
+def forces_call(format: cf.Format, choice: object) -> bool:
+    """Whether `tool_choice` makes the model call a tool (rule 3)."""
+    if isinstance(choice, str):
+        return choice not in _FREE
+    if not isinstance(choice, dict) or choice.get("type") in _FREE:
+        return False
+    if choice.get("type") == "allowed_tools":  # OpenAI: the mode says whether it must call
+        inner = choice.get("allowed_tools") if format == "openai-chat" else choice
+        return not isinstance(inner, dict) or inner.get("mode") != "auto"
+    return True
+
+
+def _is_recall_tool(tool: object) -> bool:
+    if not isinstance(tool, dict):
+        return False
+    function = tool.get("function")
+    name = function.get("name") if isinstance(function, dict) else tool.get("name")
+    return name == cf.RECALL_TOOL_NAME
 
 
 def strip(format: cf.Format, response: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,8 @@ Rules:
    stream chunk by chunk as it arrives (nothing parsed, nothing buffered).
 2. A compacted request carries the recall tool; its answer is read (`_recall`): a recall
    round is answered from the archive and the request asked again, up to `rounds` times,
-   the last with `tool_choice` none. The client gets the final answer only.
+   the last without the recall tool (`_recall` rule 3). The client gets the final answer
+   only.
 3. Streaming a compacted request: events are held only until the answer shows what it is
    (`_sse` rule 3). Text or another tool goes live at once (the held events first); an
    answer of recall calls is held to its end and never reaches the client, whose stream
@@ -75,7 +76,8 @@ class Rounds:
         self.room -= cf.count_tokens(added, self.model, format=self.format)
         self.done += 1
         body = {**self.body, self.key: [*self.body[self.key], *added]}
-        self.body = _recall.last_round(self.format, body) if self.done >= self.limit else body
+        last = self.done >= self.limit
+        self.body = _recall.last_round(self.format, body, self.shared) if last else body
         return json.dumps(self.body, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
