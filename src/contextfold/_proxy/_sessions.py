@@ -1,19 +1,9 @@
 """Sessions: one ContextManager per conversation, found again on every request.
 
 Rules:
-1. A request continues a session when its items extend the ones the session holds: the
-   same root (endpoint, model, system prompt, first two items), at least as many items,
-   the item at its anchor (`anchor`: a fixed item in the first half of the history) with
-   the digest the session kept, and its first items, as many as the session holds, with
-   the session's chain digest (`chained`: every item in order). So two conversations
-   that open alike and later say the same thing at the same place never share a session,
-   and a client that rewrites its own history starts a new one. Matching digests every
-   item once (a body read past a known prefix, rule 5, digests only its new ones). With
-   an `x-contextfold-session` header the session is named by the client instead; a named
-   session whose items do not continue starts over under that name. A session holding one
-   item has the root of that item alone: a request of two or more items that finds no
-   session under its own root looks there too, and the session it continues takes the
-   request's root from then on (a one-message first request is not a conversation apart).
+1. A request continues a session when its items extend the ones the session holds
+   (`_matching`); with an `x-contextfold-session` header the session is named by the
+   client instead.
 2. A continuing request adds only its new items to the manager (O(new)); anything else
    starts a new session from the whole body.
 3. Live managers stay in memory (least recently used first out, idle ones expire). The
@@ -43,13 +33,14 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import contextfold as cf
 
 from ._marks import Marks, marks_of, unmarked
+from ._matching import anchor, chained, is_anchor, match, named_sid, prefix_chains
 from ._prefixes import Prefixes
 from ._scan import Rest, scan_rest
 from ._store import Meta, SessionStore
@@ -59,16 +50,6 @@ SESSION_HEADER: Final = "x-contextfold-session"
 _LOG_LIMIT: Final = 64
 """Log records after which a save writes a fresh snapshot instead (at least; a long
 session waits for a record per four items, so snapshots cost O(1) per item)."""
-
-
-def anchor(length: int) -> int:
-    """The anchor item of a session holding `length` items: index 2**k - 1 (0, 1, 3, 7,
-    ...) in the first half, so a session only ever needs the digests of those items."""
-    return max(0, (1 << (length.bit_length() - 1)) // 2 - 1) if length > 0 else 0
-
-
-def _is_anchor(index: int) -> bool:
-    return (index + 1) & index == 0
 
 
 @dataclass(slots=True)
@@ -158,24 +139,24 @@ class Sessions:
         named: str | None,
     ) -> Turn:
         root = root_of(body, endpoint, items)
-        chains = _chains(items)
-        meta = self._match(root, items, chains, named)
-        if meta is None and named is None and len(items) > 1:  # a one-item session (rule 1)
-            meta = self._match(root_of(body, endpoint, items[:1]), items, chains, None)
+        chains = prefix_chains(items)
+        meta = match(self.store, root, items, chains, named)
+        if meta is None and named is None and len(items) > 1:  # a one-item session (`_matching`)
+            meta = match(self.store, root_of(body, endpoint, items[:1]), items, chains, None)
         live = self._current(meta) if meta is not None else None
         if live is None or meta is None:
-            sid = _named_sid(named) if named else "s" + uuid.uuid4().hex
+            sid = named_sid(named) if named else "s" + uuid.uuid4().hex
             return self._start(
                 sid, root=root, endpoint=endpoint, body=body, items=items, budget=budget
             )
         new = list(items[meta.length :])
         _anchors(live, items)
-        live.meta = replace(live.meta, root=root)  # the one-item root gives way (rule 1)
+        live.meta = replace(live.meta, root=root)  # the one-item root gives way (`_matching`)
         return self._add(live, new, budget, len(items), chains[-1])
 
     def known(self, raw: bytes, endpoint: Endpoint, named: str | None) -> Known | None:
         """The live session `raw` continues, read past its prefix (rule 5), if any."""
-        sid = _named_sid(named) if named else None
+        sid = named_sid(named) if named else None
         best: Live | None = None
         for candidate in self.prefixes.candidates(raw):
             live = self._live.get(candidate)
@@ -205,7 +186,7 @@ class Sessions:
         new = [unmarked(item) for item in known.rest.items]
         held = live.meta.length
         for offset, item in enumerate(new):
-            if _is_anchor(held + offset):
+            if is_anchor(held + offset):
                 live.anchors[held + offset] = digest(item)
         turn = self._add(live, new, budget, held + len(new), chained(live.meta.last, new))
         kept = tuple((back + len(new), item) for back, item in live.marks)  # same bytes
@@ -220,26 +201,6 @@ class Sessions:
             return
         live.prefix, live.head, live.fixed = prefix, head, fixed
         self.prefixes.file(live.meta.sid, prefix)
-
-    def _match(
-        self, root: str, items: Sequence[object], chains: Sequence[str], named: str | None
-    ) -> Meta | None:
-        """The session this request continues (rule 1); `chains[i]` chains `items[:i]`."""
-        found = [self.store.meta(_named_sid(named))] if named else self.store.candidates(root)
-        best: Meta | None = None
-        digests: dict[int, str] = {}
-
-        def at(index: int) -> str:
-            if index not in digests:
-                digests[index] = digest(items[index])
-            return digests[index]
-
-        for meta in found:
-            if meta is None or meta.root != root or not 0 < meta.length <= len(items):
-                continue
-            if chains[meta.length] == meta.last and at(anchor(meta.length)) == meta.middle:
-                best = meta if best is None or meta.length > best.length else best
-        return best
 
     def _current(self, meta: Meta) -> Live | None:
         """The session's manager as the store has it (rule 3), None when it is gone."""
@@ -372,23 +333,3 @@ def _anchors(live: Live, items: Sequence[object]) -> None:
         if index not in live.anchors:
             live.anchors[index] = digest(items[index])
         index = index * 2 + 1
-
-
-def chained(chain: str, items: Iterable[object]) -> str:
-    """The chain digest of a session holding `chain`'s items and then `items` (rule 1)."""
-    for item in items:
-        chain = digest([chain, digest(item)])
-    return chain
-
-
-def _chains(items: Sequence[object]) -> list[str]:
-    """The chain digest of every prefix of `items`: `[chain of items[:0], ..., of items]`."""
-    chains = [""]
-    for item in items:
-        chains.append(chained(chains[-1], [item]))
-    return chains
-
-
-def _named_sid(name: str) -> str:
-    """A store key for a client-chosen session name (any text, never stored as given)."""
-    return "h" + digest(name)[:24]
