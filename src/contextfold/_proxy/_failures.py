@@ -12,6 +12,10 @@ Rules:
    event: Chat Completions `data: {"error": {...}}` (the OpenAI SDK raises it as
    APIError), Responses `event: error` with `{"type": "error", "code", "message", "param",
    "sequence_number"}`, Anthropic `event: error` with its error body (its SDK raises it).
+4. A recall round that the upstream refuses after the client's stream began (its 200 is
+   sent) ends that stream with the same event, carrying the upstream's error: its body
+   as the provider sent it (Chat, Anthropic), or its code and message in Responses'
+   error event; a body that is not the provider's error JSON becomes its message.
 """
 
 from __future__ import annotations
@@ -81,6 +85,33 @@ def broken_event(format: cf.Format, exc: Exception, url: str, sequence: int) -> 
         + json.dumps(body(format, "server_error", message, BROKEN_CODE)).encode()
         + b"\n\n"
     )
+
+
+def refused_event(format: cf.Format, status: int, text: str, sequence: int) -> bytes:
+    """Rule 4: the event ending a stream whose next round the upstream answered with
+    `status` and body `text`; `sequence` as in `broken_event`."""
+    try:
+        given = json.loads(text)
+    except ValueError:
+        given = None
+    inner = given.get("error") if isinstance(given, dict) else None
+    if not isinstance(inner, dict):
+        message = f"the upstream answered a recall round with {status}: {text[:2_000]}"
+        kind = "api_error" if format == "anthropic" else "server_error"
+        given = body(format, kind, message, f"upstream_{status}")
+        inner = given["error"]
+    assert isinstance(inner, dict)
+    if format == "openai-responses":
+        event = {
+            "type": "error",
+            "code": inner.get("code") or inner.get("type"),
+            "message": str(inner.get("message") or text[:2_000]),
+            "param": inner.get("param"),
+            "sequence_number": sequence,
+        }
+        return b"event: error\ndata: " + json.dumps(event).encode() + b"\n\n"
+    data = json.dumps(given).encode()
+    return (b"event: error\ndata: " if format == "anthropic" else b"data: ") + data + b"\n\n"
 
 
 def _said(exc: Exception) -> str:

@@ -15,7 +15,8 @@ Rules:
    A client that declared the recall tool itself gets every call as it came, and only
    the recall calls the proxy's archive answers make a round (`_recall` rule 4).
 4. An upstream error status is the client's answer, unchanged. When a later round fails
-   after a stream was promised, the stream ends with the provider's own error event.
+   after a stream was promised, the stream ends with the provider's own error event
+   (`_failures` rule 4): a round follows an answer held whole, so it is the first event.
 5. An event stream the upstream breaks off (the connection drops, a read times out) ends
    cleanly with the provider's error event (`_failures` rule 3) and one log line, never a
    traceback. Another body broken off midway still aborts the client's connection: ended
@@ -228,7 +229,7 @@ async def _rounds(
         if answer.status != 200:
             async with answer:
                 text = (await answer.read()).decode("utf-8", "replace")
-            yield _error_event(rounds.format, text)
+            yield _failures.refused_event(rounds.format, answer.status, text, 0)  # none shown
             return
 
 
@@ -258,14 +259,3 @@ def _live(assembler: _sse.Assembler) -> bool:
 
 def _shown(hide: _hide.Hider, events: list[bytes]) -> bytes:
     return b"".join(shown for shown in map(hide, events) if shown)
-
-
-def _error_event(format: cf.Format, text: str) -> bytes:
-    """The provider's stream error event carrying an upstream error body (rule 4)."""
-    try:
-        error = json.loads(text)
-    except ValueError:
-        error = {"error": {"type": "api_error", "message": text[:2_000]}}
-    if format == "anthropic":
-        return b"event: error\ndata: " + json.dumps(error).encode() + b"\n\n"
-    return b"data: " + json.dumps(error).encode() + b"\n\n"
