@@ -396,8 +396,12 @@ def _text_body(fmt: str, model: str, turn: int) -> dict[str, Any]:
     return {**reply, "output": [_message_item(turn, MODEL_TEXT)]}
 
 
+def _output_text(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": []}
+
+
 def _message_item(turn: int, text: str) -> dict[str, Any]:
-    content = [{"type": "output_text", "text": text, "annotations": []}]
+    content = [_output_text(text)]
     return {
         "type": "message",
         "id": f"msg_{turn}",
@@ -436,6 +440,7 @@ def _text_stream(fmt: str, model: str, turn: int) -> list[bytes]:
         block = {"type": "text", "text": ""}
         return _anthropic_events(message, block, deltas, "end_turn", 5)
     done = _text_body(fmt, model, turn)
+    where = {"item_id": f"msg_{turn}", "output_index": 0, "content_index": 0}
     events: list[dict[str, Any]] = [
         {"type": "response.created", "response": {**done, "status": "in_progress", "output": []}},
         {
@@ -443,16 +448,13 @@ def _text_stream(fmt: str, model: str, turn: int) -> list[bytes]:
             "output_index": 0,
             "item": {**_message_item(turn, ""), "content": [], "status": "in_progress"},
         },
+        {**where, "type": "response.content_part.added", "part": _output_text("")},
         *(
-            {
-                "type": "response.output_text.delta",
-                "output_index": 0,
-                "content_index": 0,
-                "item_id": f"msg_{turn}",
-                "delta": p,
-            }
+            {**where, "type": "response.output_text.delta", "delta": p, "logprobs": []}
             for p in PIECES
         ),
+        {**where, "type": "response.output_text.done", "text": MODEL_TEXT, "logprobs": []},
+        {**where, "type": "response.content_part.done", "part": _output_text(MODEL_TEXT)},
         {
             "type": "response.output_item.done",
             "output_index": 0,
