@@ -128,3 +128,23 @@ def test_a_client_that_declares_the_recall_tool_keeps_its_tools() -> None:
 def test_a_forced_choice_with_no_tools_of_the_clients_own_gets_none() -> None:
     body = {"messages": [], "tools": [cf.recall_tool("openai-chat")], "tool_choice": "required"}
     assert last_round("openai-chat", body, shared=False)["tool_choice"] == "none"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("format", ["openai-chat", "anthropic"])
+def test_an_upstream_that_ignores_tool_choice_none_still_hides_the_recall_call(
+    format: cf.Format, stream: bool, upstream: Upstream, make_proxy: ProxyFactory
+) -> None:
+    """Ollama's OpenAI API ignores `tool_choice`: the last round's answer still recalls,
+    and the client gets it without the call and with a plain stop, streamed or not
+    (before, the answer that was not streamed kept `tool_calls` / `tool_use` as its stop:
+    an agent loop then answered no calls)."""
+    running = make_proxy()
+    upstream.recall_every, upstream.ignores_tool_choice = 1, True
+    text = _post(running.url, format, _body(format, None, stream))
+    assert len(upstream.seen) == 4
+    assert cf.RECALL_TOOL_NAME not in text
+    stop = '"end_turn"' if format == "anthropic" else '"stop"'
+    assert stop in text
+    assert '"tool_use"' not in text
+    assert '"tool_calls"' not in text.replace('"tool_calls": null', "")

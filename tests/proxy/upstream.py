@@ -75,6 +75,9 @@ class Upstream:
     """When set, chat answers carry it as `reasoning_content` (as DeepSeek's thinking mode
     does), and a request with an assistant tool call message lacking one is refused;
     Responses answers open with a reasoning item."""
+    ignores_tool_choice: bool = False
+    """When set, `tool_choice` none does not stop the scripted calls (as Ollama's OpenAI
+    API, which ignores `tool_choice`)."""
     break_after: int | None = None
     """When set, a streamed answer drops the connection after this many events."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -143,7 +146,8 @@ class Upstream:
 
     def _choose(self, body: dict[str, Any], turn: int) -> tuple[str, dict[str, Any]]:
         """The tool call the scripted agent makes this turn."""
-        if body.get("tool_choice") in ("none", {"type": "none"}):  # as the providers obey it
+        none = body.get("tool_choice") in ("none", {"type": "none"})
+        if none and not self.ignores_tool_choice:  # as the providers obey it
             return "", {}
         has_recall = cf.RECALL_TOOL_NAME in json.dumps(body.get("tools") or [])
         refs = _REF.findall(json.dumps(body.get("messages") or body.get("input") or []))

@@ -234,7 +234,8 @@ def _is_recall_tool(tool: object) -> bool:
 
 
 def strip(format: cf.Format, response: dict[str, Any]) -> dict[str, Any]:
-    """`response` without its recall calls (rule 3)."""
+    """`response` without its recall calls (rule 3); a finish that named tool use names a
+    plain stop when no other call is left (as `_hide` rule 2 does for a stream)."""
     if format == "openai-chat":
         choices = [dict(c) for c in response.get("choices") or []]
         for choice in choices:
@@ -242,10 +243,16 @@ def strip(format: cf.Format, response: dict[str, Any]) -> dict[str, Any]:
             calls = [c for c in message.get("tool_calls") or [] if not _is_recall_call(c)]
             message["tool_calls"] = calls or None
             choice["message"] = message
+            if not calls and choice.get("finish_reason") == "tool_calls":
+                choice["finish_reason"] = "stop"
         return {**response, "choices": choices}
     key = "content" if format == "anthropic" else "output"
     kept = [b for b in response.get(key) or [] if not _is_recall_block(b)]
-    return {**response, key: kept}
+    stripped = {**response, key: kept}
+    tools = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in kept)
+    if format == "anthropic" and not tools and response.get("stop_reason") == "tool_use":
+        stripped["stop_reason"] = "end_turn"
+    return stripped
 
 
 def _is_recall_call(call: object) -> bool:
