@@ -66,8 +66,8 @@ FREE: dict[str, list[object]] = {
 def _body(format: cf.Format, choice: object, stream: bool) -> dict[str, Any]:
     """A session too long for the window (the proxy folds it), offering `read_file`."""
     body = long_session(MODELS[format])
-    body = body if format == "openai-chat" else cf.convert(body, format)
-    body = {**body, "tools": TOOLS[format], "stream": stream}
+    wire: Any = body if format == "openai-chat" else cf.convert(body, format)
+    body = {**wire, "tools": TOOLS[format], "stream": stream}
     return body if choice is None else {**body, "tool_choice": choice}
 
 

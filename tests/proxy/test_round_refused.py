@@ -47,8 +47,8 @@ def refusing(upstream: Upstream) -> list[tuple[int, Any]]:
 def _body(format: cf.Format) -> dict[str, Any]:
     model = "claude-sonnet-4-6" if format == "anthropic" else "gpt-4o"
     body = long_session(model)
-    body = body if format == "openai-chat" else cf.convert(body, format)
-    return {**body, "stream": True}
+    wire: Any = body if format == "openai-chat" else cf.convert(body, format)
+    return {**wire, "stream": True}
 
 
 def test_chat(refusing: list[tuple[int, Any]], make_proxy: ProxyFactory) -> None:
