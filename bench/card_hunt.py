@@ -18,8 +18,9 @@ Rules:
    value the host itself contains is not scored); a `stale` pair is shown when the old
    value appears on an artifact line (card or summary) without the new one, or anywhere
    while the new one appears nowhere; a `gone` value (retracted) is stale when it shows on
-   a card line; a `foreign` value is promoted when it shows on a card line or a summary
-   line about the user's statements.
+   a card line; a `foreign` value is promoted when it shows on a card line, or, when a tool
+   or the assistant said it, on a summary line about the user's statements (the user's
+   own chit-chat or question may be listed among their requests, never as a rule).
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def embed(scenario: Scenario, host: Sequence[Wire]) -> list[Wire]:
     bounds = [i for i in range(2, len(host)) if _boundary(host, i) and i <= 2 * len(host) // 3]
     bounds = bounds or [len(host) - 1]
     steps = scenario.steps
-    places = [bounds[min(len(bounds) - 1, k * len(bounds) // len(steps))] for k in range(len(steps))]
+    places = [
+        bounds[min(len(bounds) - 1, k * len(bounds) // len(steps))] for k in range(len(steps))
+    ]
     out: list[Wire] = []
     for i, message in enumerate(host):
         for k, (kind, text) in enumerate(steps):
@@ -158,11 +161,12 @@ def score(scenario: Scenario, host_text: str, output: Sequence[Wire]) -> Counter
         if any(found(value, x) and not _retracting(x) for x in card):
             out["stale"] += 1
             out[f"revived {scenario.name}: {value}"] += 1
+    said = " ".join(text for kind, text in scenario.steps if kind == "user")
     for value in scenario.foreign:
         if found(value, host_text):
             continue
         out["foreign"] += 1
-        if any(found(value, x) for x in user):
+        if any(found(value, x) for x in (card if found(value, said) else user)):
             out["promoted"] += 1
             out[f"promoted {scenario.name}: {value}"] += 1
     return out
@@ -226,8 +230,10 @@ def main(argv: list[str] | None = None) -> None:
     for c in totals.values():
         whole.update(c)
     failures = sorted((k for k in whole if ":" in k), key=lambda k: -whole[k])
-    print(f"total: lost {whole['lost']}/{whole['kept']}, stale {whole['stale']}/"
-          f"{whole['updates'] + whole['retracted']}, promoted {whole['promoted']}/{whole['foreign']}")
+    print(
+        f"total: lost {whole['lost']}/{whole['kept']}, stale {whole['stale']}/"
+        f"{whole['updates'] + whole['retracted']}, promoted {whole['promoted']}/{whole['foreign']}"
+    )
     for key in failures:
         print(f"  {whole[key]:3} {key}")
 

@@ -43,47 +43,273 @@ def T(text: str) -> tuple[str, str]:
 S = Scenario
 SCENARIOS: tuple[Scenario, ...] = (
     # --- plain statements of every kind, varied shapes ---------------------------------
-    S("question-embedded", (U("Could you rewrite the parser in Rust 1.79, keeping it under 120 lines?"),), keep=("1.79", "120")),
-    S("bullets", (U("A few ground rules before we start:\n- never touch the vendor_blob directory\n- commits must reference JIRA-4471\n- keep PRs below 400 changed lines"),), keep=("vendor_blob", "JIRA-4471", "400")),
-    S("parenthetical", (U("The export job (it runs nightly at 02:45 UTC) must not overlap with the backup."),), keep=("02:45",)),
-    S("dont-ever", (U("Don't ever run terraform destroy against the acct-88213 account."),), keep=("acct-88213",)),
-    S("make-sure-never", (U("Make sure you never log the value of PAYMENT_HMAC_KEY anywhere."),), keep=("PAYMENT_HMAC_KEY",)),
-    S("conditional", (U("If the canary error rate goes above 2.5%, roll back immediately."),), keep=("2.5%",)),
-    S("email", (U("Send the weekly digest to ops-lead@harbormail.net, nobody else."),), keep=("ops-lead@harbormail.net",)),
-    S("url", (U("Our staging dashboard lives at https://grafana.stg.quillpoint.io/d/abc12 so use that one."),), keep=("https://grafana.stg.quillpoint.io/d/abc12",)),
-    S("path", (U("All generated reports go in /srv/reports/quarterly and nowhere else."),), keep=("/srv/reports/quarterly",)),
-    S("preference", (U("I'd rather you answer in bullet points, and keep code samples in TypeScript 5.4."),), keep=("5.4",)),
-    S("goal", (U("The goal for this week is to get p95 latency of the checkout API down to 180 ms."),), keep=("180",)),
-    S("fact-name", (U("My manager is Ingrid Solberg and she signs off on every release."),), keep=("Ingrid Solberg",)),
-    S("money-limit", (U("We can spend at most $1,250 on the load-testing service this month."),), keep=("$1,250",)),
+    S(
+        "question-embedded",
+        (U("Could you rewrite the parser in Rust 1.79, keeping it under 120 lines?"),),
+        keep=("1.79", "120"),
+    ),
+    S(
+        "bullets",
+        (
+            U(
+                "A few ground rules before we start:\n- never touch the vendor_blob directory\n- commits must reference JIRA-4471\n- keep PRs below 400 changed lines"
+            ),
+        ),
+        keep=("vendor_blob", "JIRA-4471", "400"),
+    ),
+    S(
+        "parenthetical",
+        (U("The export job (it runs nightly at 02:45 UTC) must not overlap with the backup."),),
+        keep=("02:45",),
+    ),
+    S(
+        "dont-ever",
+        (U("Don't ever run terraform destroy against the acct-88213 account."),),
+        keep=("acct-88213",),
+    ),
+    S(
+        "make-sure-never",
+        (U("Make sure you never log the value of PAYMENT_HMAC_KEY anywhere."),),
+        keep=("PAYMENT_HMAC_KEY",),
+    ),
+    S(
+        "conditional",
+        (U("If the canary error rate goes above 2.5%, roll back immediately."),),
+        keep=("2.5%",),
+    ),
+    S(
+        "email",
+        (U("Send the weekly digest to ops-lead@harbormail.net, nobody else."),),
+        keep=("ops-lead@harbormail.net",),
+    ),
+    S(
+        "url",
+        (
+            U(
+                "Our staging dashboard lives at https://grafana.stg.quillpoint.io/d/abc12 so use that one."
+            ),
+        ),
+        keep=("https://grafana.stg.quillpoint.io/d/abc12",),
+    ),
+    S(
+        "path",
+        (U("All generated reports go in /srv/reports/quarterly and nowhere else."),),
+        keep=("/srv/reports/quarterly",),
+    ),
+    S(
+        "preference",
+        (U("I'd rather you answer in bullet points, and keep code samples in TypeScript 5.4."),),
+        keep=("5.4",),
+    ),
+    S(
+        "goal",
+        (U("The goal for this week is to get p95 latency of the checkout API down to 180 ms."),),
+        keep=("180",),
+    ),
+    S(
+        "fact-name",
+        (U("My manager is Ingrid Solberg and she signs off on every release."),),
+        keep=("Ingrid Solberg",),
+    ),
+    S(
+        "money-limit",
+        (U("We can spend at most $1,250 on the load-testing service this month."),),
+        keep=("$1,250",),
+    ),
     # --- updates sharing a subject word --------------------------------------------------
-    S("update-email", (U("My email is dana.k@oldmail.org for the invoices."), A("Got it."), U("My email changed to dana.k@newmail.io, please update it.")), keep=("dana.k@newmail.io",), stale=(("dana.k@oldmail.org", "dana.k@newmail.io"),)),
-    S("update-meeting", (U("The review meeting is Thursday at 3pm."), U("Heads up: the review meeting got moved to Friday at 11am.")), keep=("Friday",), stale=(("Thursday", "Friday"),)),
-    S("update-python", (U("The CI image must use Python 3.10.14."), U("Switch the CI image to Python 3.12.4.")), keep=("3.12.4",), stale=(("3.10.14", "3.12.4"),)),
-    S("update-coverage", (U("Target coverage is 78% for the billing module."), U("Let's raise the billing coverage target to 91%.")), keep=("91%",), stale=(("78%", "91%"),)),
-    S("update-path", (U("Write the dump to /var/tmp/dump_a.sql please."), U("Actually put the dump in /mnt/backup/dump_b.sql instead.")), keep=("/mnt/backup/dump_b.sql",), stale=(("/var/tmp/dump_a.sql", "/mnt/backup/dump_b.sql"),)),
-    S("update-words", (U("Keep the release notes under 250 words."), U("Make it 400 words max.")), keep=("400",), stale=(("250", "400"),)),
-    S("update-timeout", (U("The request timeout should be 45 seconds."), U("Bump the timeout to 75 seconds.")), keep=("75",), stale=(("45", "75"),)),
+    S(
+        "update-email",
+        (
+            U("My email is dana.k@oldmail.org for the invoices."),
+            A("Got it."),
+            U("My email changed to dana.k@newmail.io, please update it."),
+        ),
+        keep=("dana.k@newmail.io",),
+        stale=(("dana.k@oldmail.org", "dana.k@newmail.io"),),
+    ),
+    S(
+        "update-meeting",
+        (
+            U("The review meeting is Thursday at 3pm."),
+            U("Heads up: the review meeting got moved to Friday at 11am."),
+        ),
+        keep=("Friday",),
+        stale=(("Thursday", "Friday"),),
+    ),
+    S(
+        "update-python",
+        (U("The CI image must use Python 3.10.14."), U("Switch the CI image to Python 3.12.4.")),
+        keep=("3.12.4",),
+        stale=(("3.10.14", "3.12.4"),),
+    ),
+    S(
+        "update-coverage",
+        (
+            U("Target coverage is 78% for the billing module."),
+            U("Let's raise the billing coverage target to 91%."),
+        ),
+        keep=("91%",),
+        stale=(("78%", "91%"),),
+    ),
+    S(
+        "update-path",
+        (
+            U("Write the dump to /var/tmp/dump_a.sql please."),
+            U("Actually put the dump in /mnt/backup/dump_b.sql instead."),
+        ),
+        keep=("/mnt/backup/dump_b.sql",),
+        stale=(("/var/tmp/dump_a.sql", "/mnt/backup/dump_b.sql"),),
+    ),
+    S(
+        "update-words",
+        (U("Keep the release notes under 250 words."), U("Make it 400 words max.")),
+        keep=("400",),
+        stale=(("250", "400"),),
+    ),
+    S(
+        "update-timeout",
+        (U("The request timeout should be 45 seconds."), U("Bump the timeout to 75 seconds.")),
+        keep=("75",),
+        stale=(("45", "75"),),
+    ),
     # --- updates with no shared subject word ---------------------------------------------
-    S("flight-moved", (U("I'm flying out May 12 from Denver."), A("Noted, May 12."), U("I moved my flight to May 14.")), keep=("May 14",), stale=(("May 12", "May 14"),)),
-    S("budget-bare", (U("Our budget for the offsite is $500."), U("Actually make it 650.")), keep=("650",), stale=(("$500", "650"),)),
-    S("budget-money", (U("The gift budget is $80 per person."), U("Actually, make it $95.")), keep=("$95",), stale=(("$80", "$95"),)),
-    S("call-me", (U("Call me Bob, everyone does."), U("Hmm, please use Robert instead.")), keep=("Robert",), stale=(("Bob", "Robert"),)),
-    S("deploy-target", (U("Always deploy the hotfix to staging-eu2 first."), U("No, deploy it to prod-eu2 instead.")), keep=("prod-eu2",), stale=(("staging-eu2", "prod-eu2"),)),
-    S("date-pushed", (U("The launch date is 2026-03-02."), U("We pushed it to 2026-03-16.")), keep=("2026-03-16",), stale=(("2026-03-02", "2026-03-16"),)),
-    S("time-moved", (U("Standup happens at 9:15 every day."), U("Change of plan: 9:45 from tomorrow on.")), keep=("9:45",), stale=(("9:15", "9:45"),)),
-    S("percent-bare", (U("Set the sampling rate to 12%."), U("Actually 20% is better.")), keep=("20%",), stale=(("12%", "20%"),)),
-    S("version-bare", (U("Pin node to 18.19.0 in the Dockerfile."), U("Scratch that, 20.11.1.")), keep=("20.11.1",), stale=(("18.19.0", "20.11.1"),)),
-    S("name-update", (U("The client contact is Marta Ruiz."), U("Marta left; the contact is now Priya Natarajan.")), keep=("Priya Natarajan",), stale=(("Marta Ruiz", "Priya Natarajan"),)),
-    S("headcount", (U("We're expecting 40 guests at the dinner."), U("Update: 55 people confirmed.")), keep=("55",), stale=(("40", "55"),)),
-    S("hotel-nights", (U("Book the hotel for 3 nights starting June 3."), U("Oh wait, make that 4 nights.")), keep=("4 nights",), stale=(("3 nights", "4 nights"),)),
+    S(
+        "flight-moved",
+        (
+            U("I'm flying out May 12 from Denver."),
+            A("Noted, May 12."),
+            U("I moved my flight to May 14."),
+        ),
+        keep=("May 14",),
+        stale=(("May 12", "May 14"),),
+    ),
+    S(
+        "budget-bare",
+        (U("Our budget for the offsite is $500."), U("Actually make it 650.")),
+        keep=("650",),
+        stale=(("$500", "650"),),
+    ),
+    S(
+        "budget-money",
+        (U("The gift budget is $80 per person."), U("Actually, make it $95.")),
+        keep=("$95",),
+        stale=(("$80", "$95"),),
+    ),
+    S(
+        "call-me",
+        (U("Call me Bob, everyone does."), U("Hmm, please use Robert instead.")),
+        keep=("Robert",),
+        stale=(("Bob", "Robert"),),
+    ),
+    S(
+        "deploy-target",
+        (
+            U("Always deploy the hotfix to staging-eu2 first."),
+            U("No, deploy it to prod-eu2 instead."),
+        ),
+        keep=("prod-eu2",),
+        stale=(("staging-eu2", "prod-eu2"),),
+    ),
+    S(
+        "date-pushed",
+        (U("The launch date is 2026-03-02."), U("We pushed it to 2026-03-16.")),
+        keep=("2026-03-16",),
+        stale=(("2026-03-02", "2026-03-16"),),
+    ),
+    S(
+        "time-moved",
+        (U("Standup happens at 9:15 every day."), U("Change of plan: 9:45 from tomorrow on.")),
+        keep=("9:45",),
+        stale=(("9:15", "9:45"),),
+    ),
+    S(
+        "percent-bare",
+        (U("Set the sampling rate to 12%."), U("Actually 20% is better.")),
+        keep=("20%",),
+        stale=(("12%", "20%"),),
+    ),
+    S(
+        "version-bare",
+        (U("Pin node to 18.19.0 in the Dockerfile."), U("Scratch that, 20.11.1.")),
+        keep=("20.11.1",),
+        stale=(("18.19.0", "20.11.1"),),
+    ),
+    S(
+        "name-update",
+        (
+            U("The client contact is Marta Ruiz."),
+            U("Marta left; the contact is now Priya Natarajan."),
+        ),
+        keep=("Priya Natarajan",),
+        stale=(("Marta Ruiz", "Priya Natarajan"),),
+    ),
+    S(
+        "headcount",
+        (U("We're expecting 40 guests at the dinner."), U("Update: 55 people confirmed.")),
+        keep=("55",),
+        stale=(("40", "55"),),
+    ),
+    S(
+        "hotel-nights",
+        (U("Book the hotel for 3 nights starting June 3."), U("Oh wait, make that 4 nights.")),
+        keep=("4 nights",),
+        stale=(("3 nights", "4 nights"),),
+    ),
     # --- retractions ----------------------------------------------------------------------
-    S("retract-fridays", (U("No deploys on Fridays, ever."), A("Understood."), U("Forget what I said about Fridays, we deploy any day now.")), gone=("Fridays",)),
-    S("retract-approval", (U("Ask for my approval before any purchase over $200."), U("The approval rule no longer applies.")), gone=("$200",)),
+    S(
+        "retract-fridays",
+        (
+            U("No deploys on Fridays, ever."),
+            A("Understood."),
+            U("Forget what I said about Fridays, we deploy any day now."),
+        ),
+        gone=("Fridays",),
+    ),
+    S(
+        "retract-approval",
+        (
+            U("Ask for my approval before any purchase over $200."),
+            U("The approval rule no longer applies."),
+        ),
+        gone=("$200",),
+    ),
     # --- chit-chat that must not be promoted ---------------------------------------------
-    S("chitchat", (U("haha thanks, my cat just walked across the keyboard and typed 77777"), U("lol ok, it's been raining here for 9 days straight"), U("Keep the summary to 5 bullets.")), keep=("5 bullets",), foreign=("77777",)),
-    S("question-only", (U("What does HTTP 429 mean again?"), U("Use exponential backoff capped at 32 seconds.")), keep=("32",), foreign=("429",)),
+    S(
+        "chitchat",
+        (
+            U("haha thanks, my cat just walked across the keyboard and typed 77777"),
+            U("lol ok, it's been raining here for 9 days straight"),
+            U("Keep the summary to 5 bullets."),
+        ),
+        keep=("5 bullets",),
+        foreign=("77777",),
+    ),
+    S(
+        "question-only",
+        (U("What does HTTP 429 mean again?"), U("Use exponential backoff capped at 32 seconds.")),
+        keep=("32",),
+        foreign=("429",),
+    ),
     # --- rule-shaped text from tools and the assistant -----------------------------------
-    S("tool-rules", (U("Refactor the auth module, never commit secrets."), T("CONTRIBUTING.md:\nNever merge without 3 approvals.\nThe deadline is 2031-01-09.\nAlways use tabs-9981 style."), A("Per CONTRIBUTING, you must keep functions under 61 lines and the budget is $7,777.")), keep=("secrets",), foreign=("2031-01-09", "tabs-9981", "$7,777")),
-    S("assistant-update", (U("Use port 8081 for the dev server."), A("Actually, I switched it to port 9092 to avoid a clash."),), keep=("8081",), foreign=("9092",)),
+    S(
+        "tool-rules",
+        (
+            U("Refactor the auth module, never commit secrets."),
+            T(
+                "CONTRIBUTING.md:\nNever merge without 3 approvals.\nThe deadline is 2031-01-09.\nAlways use tabs-9981 style."
+            ),
+            A("Per CONTRIBUTING, you must keep functions under 61 lines and the budget is $7,777."),
+        ),
+        keep=("secrets",),
+        foreign=("2031-01-09", "tabs-9981", "$7,777"),
+    ),
+    S(
+        "assistant-update",
+        (
+            U("Use port 8081 for the dev server."),
+            A("Actually, I switched it to port 9092 to avoid a clash."),
+        ),
+        keep=("8081",),
+        foreign=("9092",),
+    ),
 )

@@ -151,8 +151,9 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
     if normalize(new.text) in map(normalize, map(_TEXT, current)):
         return None  # said before, in other spaces or case
     index = _target(current, new)
-    if index is None and _needs_context(new):
-        index = by_value(current, new)
+    alone = index is None and _needs_context(new)
+    if alone or (index is None and is_update(new.text) and not is_retraction_text(new.text)):
+        index = by_value(current, new, alone=alone)
         if index is not None:
             old = current[index]
             current[index] = _in_context(old, new)
