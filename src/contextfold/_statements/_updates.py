@@ -153,7 +153,7 @@ _VALUE_KINDS: Final = (
 percentage; then a count by its unit ("400 words", "4 nights") and a bare number."""
 _COUNT: Final = re.compile(r"(?<![\w.,$€£/:-])\d[\d,]*(?:\.\d+)?(?:\s([a-z]+))?(?![\w%])")
 _NAMED: Final = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)*")
-_AMOUNTS: Final = frozenset({"money", "percent", "number"})
+_AMOUNTS: Final = frozenset({"money", "percent"})
 _HEADS: Final = dict.fromkeys(
     ("people", "persons", "guests", "attendees", "participants", "pax", "heads", "adults"),
     "people",
@@ -202,7 +202,8 @@ def by_value(current: list[Statement], new: Statement, *, alone: bool = True) ->
     date, time, amount, version or count of one unit: a bare number or a name is not enough
     to say what it is about, and naming a family ("the budget for the hotel") it says which
     one, so is no other one's update. A bare number said alone ("Actually make it 650") replaces the
-    newest amount (money, a percentage, a count or a number)."""
+    newest amount (money, a percentage or a count of a unit; a bare number may be a
+    request's index, "Request 2: ...")."""
     kinds = _value_kinds(new.text)
     if not alone:
         if _families(new.text):
@@ -210,14 +211,18 @@ def by_value(current: list[Statement], new: Statement, *, alone: bool = True) ->
         kinds = kinds - {"number", "name"}
     if not kinds or replaced_values(new.text):
         return None
-    for index in range(len(current) - 1, -1, -1):
-        if kinds & _value_kinds(current[index].text):
-            return index
     if kinds != {"number"}:
-        return None
+        return _newest_of(current, kinds)
     for index in range(len(current) - 1, -1, -1):
         theirs = _value_kinds(current[index].text)
         if theirs & _AMOUNTS or any(kind.startswith("count:") for kind in theirs):
+            return index
+    return None
+
+
+def _newest_of(current: list[Statement], kinds: frozenset[str]) -> int | None:
+    for index in range(len(current) - 1, -1, -1):
+        if kinds & _value_kinds(current[index].text):
             return index
     return None
 
