@@ -159,9 +159,9 @@ _UPDATE: Final = re.compile(
     r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|(?:the|our|my|"
     r"your) (?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to|"
     r"(?:move|shift) (?:it|that|this|them) (?:back |forward )?to|"
-    r"(?:push|reschedule|postpone|switch|change|bump|raise|lower|increase|decrease|reduce|"
-    r"extend|up|cut) (?:it|that|this|them|(?:the|our|my|your) (?:[\w-]+ ){0,2}[\w-]+) "
-    r"(?:back |forward |up |down )?to)\b"
+    rf"^{INTERJECTION}(?:please |let'?s )?(?:push|reschedule|postpone|bump|raise|lower|"
+    r"increase|decrease|reduce|extend|up|cut) (?:it|that|this|them|(?:the|our|my|your) "
+    r"(?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to)\b"
 )
 UPDATE_FIRST: Final = (
     "actually",

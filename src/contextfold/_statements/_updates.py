@@ -24,7 +24,7 @@ from ._retractions import is_retraction
 from ._statement import Statement, core_words
 from ._values import plural_stem, values
 
-__all__ = ["best_match", "by_value", "is_retraction_text"]
+__all__ = ["best_match", "by_value", "is_retraction_text", "own_words"]
 
 
 def _read_retraction(text: str) -> bool:
@@ -186,6 +186,16 @@ def _read_value_kinds(text: str) -> frozenset[str]:
     if any(_NAMED.fullmatch(v) and _DAY_OR_MONTH.match(v) is None for v in values(text)):
         found.add("name")
     return frozenset(found)
+
+
+def own_words(text: str) -> int:
+    """How many subject words `text` has beyond the units its counts are in ("55 people
+    confirmed" has one: "confirmed")."""
+    words = core_words(text)
+    if not words:
+        return 0
+    units = {_stem_value(m.group(1)) for m in _COUNT.finditer(text) if m.group(1)}
+    return sum(_stem_value(word) not in units for word in words)
 
 
 _DAY_OR_MONTH: Final = re.compile(
