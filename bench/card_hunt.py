@@ -14,8 +14,8 @@ Rules:
    over 10% of the whole.
    `compact` runs once on the whole conversation; `manager` feeds a `ContextManager` the
    same messages, asking for the view after every user message.
-3. Scores, per run: a `keep` value is lost when it appears nowhere in the output (a
-   value the host itself contains is not scored); a `stale` pair is shown when the old
+3. Scores, per run (a value the host itself contains is not scored): a `keep` value is
+   lost when it appears nowhere in the output; a `stale` pair is shown when the old
    value appears on an artifact line (card or summary) without the new one, or anywhere
    while the new one appears nowhere; a `gone` value (retracted) is stale when it shows on
    a card line; a `foreign` value is promoted when it shows on a card line, or, when a tool
@@ -34,7 +34,7 @@ from typing import Any
 
 import contextfold as cf
 
-from .card_hunt_cases import SCENARIOS, Scenario
+from .card_hunt_cases import HELD_OUT, SCENARIOS, Scenario
 from .common import corpus
 from .synthetic import history
 
@@ -114,7 +114,7 @@ def _texts(message: Wire) -> Iterator[str]:
 
 
 def found(value: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+    return re.search(rf"(?<![\w$€£]){re.escape(value)}(?!\w)", text) is not None
 
 
 def _lines(output: Sequence[Wire]) -> tuple[list[str], list[str], list[str]]:
@@ -150,6 +150,8 @@ def score(scenario: Scenario, host_text: str, output: Sequence[Wire]) -> Counter
             out["lost"] += 1
             out[f"lost {scenario.name}: {value}"] += 1
     for old, new in scenario.stale:
+        if found(old, host_text):
+            continue
         out["updates"] += 1
         if any(found(old, x) and not found(new, x) for x in every) or (
             found(old, everything) and not found(new, everything)
@@ -201,11 +203,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hosts", type=int, default=1)
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--only", default="", help="scenario names containing this")
+    parser.add_argument("--held-out", action="store_true", help="the second set of phrasings")
     args = parser.parse_args(argv)
     totals: dict[str, Counter[str]] = {}
     for host_name, host in hosts(args.hosts):
         host_text = json.dumps(host)
-        for scenario in SCENARIOS:
+        for scenario in HELD_OUT if args.held_out else SCENARIOS:
             if args.only not in scenario.name:
                 continue
             messages = embed(scenario, host)

@@ -313,3 +313,123 @@ SCENARIOS: tuple[Scenario, ...] = (
         foreign=("9092",),
     ),
 )
+
+HELD_OUT: tuple[Scenario, ...] = (
+    S(
+        "ho-deadline-moved",
+        (
+            U("The report is due on October 3."),
+            A("Okay, October 3."),
+            U("They pushed the report back to October 10."),
+        ),
+        keep=("October 10",),
+        stale=(("October 3", "October 10"),),
+    ),
+    S(
+        "ho-max-guests",
+        (U("The venue holds at most 120 attendees."), U("Correction: 150 attendees max.")),
+        keep=("150",),
+        stale=(("120", "150"),),
+    ),
+    S(
+        "ho-price-bare",
+        (U("I'm willing to pay up to €300 for the tickets."), U("Hmm, actually make it €350.")),
+        keep=("€350",),
+        stale=(("€300", "€350"),),
+    ),
+    S(
+        "ho-version-switch",
+        (U("Our services run on Java 17.0.9."), U("We switched everything to 21.0.2 last week.")),
+        keep=("21.0.2",),
+        stale=(("17.0.9", "21.0.2"),),
+    ),
+    S(
+        "ho-time-shift",
+        (U("Daily sync is at 10:30."), U("Update: 11:15 from now on.")),
+        keep=("11:15",),
+        stale=(("10:30", "11:15"),),
+    ),
+    S(
+        "ho-ratio",
+        (U("Keep the error budget at 0.5% of requests."), U("Scratch that, 1.5%.")),
+        keep=("1.5%",),
+        stale=(("0.5%", "1.5%"),),
+    ),
+    S(
+        "ho-url-change",
+        (
+            U("The docs site is https://docs.orbitlane.dev/v1 for now."),
+            U("The docs moved to https://docs.orbitlane.dev/v2 yesterday."),
+        ),
+        keep=("https://docs.orbitlane.dev/v2",),
+        stale=(("https://docs.orbitlane.dev/v1", "https://docs.orbitlane.dev/v2"),),
+    ),
+    S(
+        "ho-nickname",
+        (U("Please address me as Katherine."), U("Oh, just use Kate instead.")),
+        keep=("Kate",),
+        stale=(("Katherine", "Kate"),),
+    ),
+    S(
+        "ho-nights",
+        (U("Reserve 2 rooms for 5 nights."), U("Actually, 6 nights.")),
+        keep=("6 nights",),
+        stale=(("5 nights", "6 nights"),),
+    ),
+    S(
+        "ho-retract-tabs",
+        (
+            U("Indent with tabs in every Makefile-style file."),
+            U("Ignore the tabs rule, spaces are fine now."),
+        ),
+        gone=(),
+    ),
+    S(
+        "ho-never-list",
+        (
+            U(
+                "Rules for the migration:\n1. never drop the ledger_v2 table\n2. run it only between 01:00 and 03:00\n3. notify #db-oncall first"
+            ),
+        ),
+        keep=("ledger_v2", "01:00", "#db-oncall"),
+    ),
+    S(
+        "ho-cond",
+        (U("When the queue depth passes 10,000 messages, page the on-call."),),
+        keep=("10,000",),
+    ),
+    S(
+        "ho-chitchat",
+        (
+            U("lmao the build took 847 seconds again"),
+            U("omg my coffee is cold, 3rd cup today"),
+            U("Never force-push to release-7."),
+        ),
+        keep=("release-7",),
+        foreign=("847",),
+    ),
+    S(
+        "ho-tool-lookalike",
+        (
+            U("Fix the flaky test in payments."),
+            T("README: All contributors must sign CLA-5521. Deadline: 2029-12-31. Max 12 retries."),
+            A("Note: the deadline is 2029-12-31 and you must never exceed 12 retries."),
+        ),
+        foreign=("CLA-5521", "2029-12-31"),
+    ),
+    S(
+        "ho-assistant-rule",
+        (
+            U("Go ahead with the cleanup."),
+            A(
+                "From now on I will always use the prefix zz-tmp- for scratch files, and the budget is $4,321."
+            ),
+        ),
+        foreign=("zz-tmp-", "$4,321"),
+    ),
+    S(
+        "ho-question-rule",
+        (U("Can you summarize the incident in at most 90 words?"),),
+        keep=("90",),
+    ),
+)

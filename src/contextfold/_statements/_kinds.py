@@ -156,7 +156,7 @@ _UPDATE: Final = re.compile(
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to|"
     r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to|"
     r"(?:moved|pushed|rescheduled|postponed|shifted|switched|changed|bumped|raised|lowered|"
-    r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|(?:the|our|my|"
+    r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|everything|all|(?:the|our|my|"
     r"your) (?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to|"
     r"(?:move|shift) (?:it|that|this|them) (?:back |forward )?to|"
     rf"^{INTERJECTION}(?:please |let'?s )?(?:push|reschedule|postpone|bump|raise|lower|"

@@ -180,12 +180,25 @@ def _read_value_kinds(text: str) -> frozenset[str]:
             found.add(kind)
             rest = shape.sub(" ", rest)
     for match in _COUNT.finditer(rest):
-        unit = match.group(1)
-        unit = _HEADS.get(unit, unit) if unit else unit
-        found.add(f"count:{_stem_value(unit)}" if unit and unit not in _NOT_UNITS else "number")
+        unit = _unit(match.group(1))
+        found.add(f"count:{unit}" if unit else "number")
     if any(_NAMED.fullmatch(v) and _DAY_OR_MONTH.match(v) is None for v in values(text)):
         found.add("name")
     return frozenset(found)
+
+
+def _unit(word: str | None) -> str:
+    """The unit a count is in ("4 nights" -> "night"), or "" when the word after the
+    number is none: a count's unit is plural or an abbreviation ("my 7447 card" is an id)."""
+    if not word or word in _NOT_UNITS:
+        return ""
+    word = _HEADS.get(word, word)
+    if word in _ABBREVIATIONS or word == "people":
+        return word
+    return _stem_value(word) if len(word) > 3 and word.endswith("s") else ""
+
+
+_ABBREVIATIONS: Final = word_set("kb mb gb tb ms kg km mi lb px pt hrs mins secs")
 
 
 def own_words(text: str) -> int:
@@ -194,7 +207,7 @@ def own_words(text: str) -> int:
     words = core_words(text)
     if not words:
         return 0
-    units = {_stem_value(m.group(1)) for m in _COUNT.finditer(text) if m.group(1)}
+    units = {_unit(m.group(1)) for m in _COUNT.finditer(text)}
     return sum(_stem_value(word) not in units for word in words)
 
 
