@@ -142,35 +142,28 @@ def score(scenario: Scenario, host_text: str, output: Sequence[Wire]) -> Counter
     everything = "\n".join(t for m in output for t in _texts(m))
     every, card, user = _lines(output)
     out: Counter[str] = Counter()
-    for value in scenario.keep:
-        if found(value, host_text):
-            continue
-        out["kept"] += 1
-        if not found(value, everything):
-            out["lost"] += 1
-            out[f"lost {scenario.name}: {value}"] += 1
-    for old, new in scenario.stale:
-        if found(old, host_text):
-            continue
-        out["updates"] += 1
-        if any(found(old, x) and not found(new, x) for x in every) or (
+    name = scenario.name
+
+    def count(total: str, bad: str, failed: bool, what: str) -> None:
+        out[total] += 1
+        if failed:
+            out[bad] += 1
+            out[f"{what} {name}"] += 1
+
+    for value in (v for v in scenario.keep if not found(v, host_text)):
+        count("kept", "lost", not found(value, everything), f"lost: {value} in")
+    for old, new in ((o, n) for o, n in scenario.stale if not found(o, host_text)):
+        shown = any(found(old, x) and not found(new, x) for x in every) or (
             found(old, everything) and not found(new, everything)
-        ):
-            out["stale"] += 1
-            out[f"stale {scenario.name}: {old}->{new}"] += 1
+        )
+        count("updates", "stale", shown, f"stale: {old}->{new} in")
     for value in scenario.gone:
-        out["retracted"] += 1
-        if any(found(value, x) and not _retracting(x) for x in card):
-            out["stale"] += 1
-            out[f"revived {scenario.name}: {value}"] += 1
+        revived = any(found(value, x) and not _retracting(x) for x in card)
+        count("retracted", "stale", revived, f"revived: {value} in")
     said = " ".join(text for kind, text in scenario.steps if kind == "user")
-    for value in scenario.foreign:
-        if found(value, host_text):
-            continue
-        out["foreign"] += 1
-        if any(found(value, x) for x in (card if found(value, said) else user)):
-            out["promoted"] += 1
-            out[f"promoted {scenario.name}: {value}"] += 1
+    for value in (v for v in scenario.foreign if not found(v, host_text)):
+        lines = card if found(value, said) else user
+        count("foreign", "promoted", any(found(value, x) for x in lines), f"promoted: {value} in")
     return out
 
 
@@ -198,19 +191,12 @@ def run_manager(messages: list[Wire], budget: int) -> list[Wire]:
     return list(manager.view())
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hosts", type=int, default=1)
-    parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--only", default="", help="scenario names containing this")
-    parser.add_argument("--held-out", action="store_true", help="the second set of phrasings")
-    args = parser.parse_args(argv)
+def run(scenarios: Sequence[Scenario], count: int, verbose: bool) -> dict[str, Counter[str]]:
+    """Counts per (mode, share) over every host and scenario (rules 1-3)."""
     totals: dict[str, Counter[str]] = {}
-    for host_name, host in hosts(args.hosts):
+    for host_name, host in hosts(count):
         host_text = json.dumps(host)
-        for scenario in HELD_OUT if args.held_out else SCENARIOS:
-            if args.only not in scenario.name:
-                continue
+        for scenario in scenarios:
             messages = embed(scenario, host)
             total = cf.count_tokens(messages, MODEL, format="openai-chat")
             fixed = cf.count_tokens([messages[0], CLOSING], MODEL, format="openai-chat")
@@ -219,26 +205,38 @@ def main(argv: list[str] | None = None) -> None:
                     output = fn(messages, fixed + int(share * (total - fixed)))
                     counts = score(scenario, host_text, output)
                     totals.setdefault(f"{mode} {share:.0%}", Counter()).update(counts)
-                    if args.verbose:
-                        for key in counts:
-                            if " " in key and ":" in key:
-                                print(f"{host_name} {mode} {share:.0%} {key}")
+                    failures = [key for key in counts if ": " in key]
+                    for key in failures if verbose else ():
+                        print(f"{host_name} {mode} {share:.0%} {key}")
+    return totals
+
+
+def report(totals: dict[str, Counter[str]]) -> None:
     print("run          kept  lost  updates  stale(+revived)  foreign  promoted")
+    whole: Counter[str] = Counter()
     for key, c in totals.items():
+        whole.update(c)
         print(
             f"{key:12} {c['kept']:5} {c['lost']:5} {c['updates']:8} {c['stale']:16}"
             f" {c['foreign']:8} {c['promoted']:9}"
         )
-    whole: Counter[str] = Counter()
-    for c in totals.values():
-        whole.update(c)
-    failures = sorted((k for k in whole if ":" in k), key=lambda k: -whole[k])
     print(
         f"total: lost {whole['lost']}/{whole['kept']}, stale {whole['stale']}/"
         f"{whole['updates'] + whole['retracted']}, promoted {whole['promoted']}/{whole['foreign']}"
     )
-    for key in failures:
+    for key in sorted((k for k in whole if ": " in k), key=lambda k: -whole[k]):
         print(f"  {whole[key]:3} {key}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--hosts", type=int, default=1)
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--only", default="", help="scenario names containing this")
+    parser.add_argument("--held-out", action="store_true", help="the second set of phrasings")
+    args = parser.parse_args(argv)
+    scenarios = [s for s in (HELD_OUT if args.held_out else SCENARIOS) if args.only in s.name]
+    report(run(scenarios, args.hosts, args.verbose))
 
 
 if __name__ == "__main__":

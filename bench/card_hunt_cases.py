@@ -52,7 +52,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "bullets",
         (
             U(
-                "A few ground rules before we start:\n- never touch the vendor_blob directory\n- commits must reference JIRA-4471\n- keep PRs below 400 changed lines"
+                "A few ground rules before we start:\n- never touch the vendor_blob directory\n"
+                "- commits must reference JIRA-4471\n- keep PRs below 400 changed lines"
             ),
         ),
         keep=("vendor_blob", "JIRA-4471", "400"),
@@ -86,7 +87,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "url",
         (
             U(
-                "Our staging dashboard lives at https://grafana.stg.quillpoint.io/d/abc12 so use that one."
+                "Our staging dashboard lives at https://grafana.stg.quillpoint.io/d/abc12 "
+                "so use that one."
             ),
         ),
         keep=("https://grafana.stg.quillpoint.io/d/abc12",),
@@ -296,7 +298,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         (
             U("Refactor the auth module, never commit secrets."),
             T(
-                "CONTRIBUTING.md:\nNever merge without 3 approvals.\nThe deadline is 2031-01-09.\nAlways use tabs-9981 style."
+                "CONTRIBUTING.md:\nNever merge without 3 approvals.\n"
+                "The deadline is 2031-01-09.\nAlways use tabs-9981 style."
             ),
             A("Per CONTRIBUTING, you must keep functions under 61 lines and the budget is $7,777."),
         ),
@@ -388,7 +391,8 @@ HELD_OUT: tuple[Scenario, ...] = (
         "ho-never-list",
         (
             U(
-                "Rules for the migration:\n1. never drop the ledger_v2 table\n2. run it only between 01:00 and 03:00\n3. notify #db-oncall first"
+                "Rules for the migration:\n1. never drop the ledger_v2 table\n"
+                "2. run it only between 01:00 and 03:00\n3. notify #db-oncall first"
             ),
         ),
         keep=("ledger_v2", "01:00", "#db-oncall"),
@@ -422,7 +426,8 @@ HELD_OUT: tuple[Scenario, ...] = (
         (
             U("Go ahead with the cleanup."),
             A(
-                "From now on I will always use the prefix zz-tmp- for scratch files, and the budget is $4,321."
+                "From now on I will always use the prefix zz-tmp- for scratch files, and the "
+                "budget is $4,321."
             ),
         ),
         foreign=("zz-tmp-", "$4,321"),

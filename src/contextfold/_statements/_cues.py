@@ -81,7 +81,7 @@ def read_rule(sentence: str) -> tuple[Kind, str] | None:
         return None
     cues = candidates(folded)
     if asks:
-        cues = [(kind, cue) for kind, cue in cues if kind in _ASKED_KINDS]
+        cues = tuple((kind, cue) for kind, cue in cues if kind in _ASKED_KINDS)
     if not cues:  # most sentences state no rule: no cue has a word it needs (rule 3)
         return None
     if _REPORTED.match(folded) is not None:

@@ -7,8 +7,9 @@ Rules:
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
    amount, version, number or name) or a standing state (`_STATE`: "I'm a premium
    member", "We use tabs", "The main branch is protected") and is not a question or a
-   request for help, nor chit-chat opening with a laugh ("haha", "lol"). Short acknowledgements ("ok", "sounds good", "thanks"; not one with
-   a number or an update: "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
+   request for help, nor chit-chat opening with a laugh ("haha", "lol"). Short
+   acknowledgements ("ok", "sounds good", "thanks"; not one with a number or an update:
+   "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
    continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
    tag of a pasted card line) state nothing; a Markdown heading ("# Acme Billing
    Service", the title of a pasted document) states only a rule its words state.
@@ -156,8 +157,8 @@ _UPDATE: Final = re.compile(
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to|"
     r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to|"
     r"(?:moved|pushed|rescheduled|postponed|shifted|switched|changed|bumped|raised|lowered|"
-    r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|everything|all|(?:the|our|my|"
-    r"your) (?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to|"
+    r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|everything|all|"
+    r"(?:the|our|my|your) (?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to|"
     r"(?:move|shift) (?:it|that|this|them) (?:back |forward )?to|"
     rf"^{INTERJECTION}(?:please |let'?s )?(?:push|reschedule|postpone|bump|raise|lower|"
     r"increase|decrease|reduce|extend|up|cut) (?:it|that|this|them|(?:the|our|my|your) "
@@ -284,10 +285,10 @@ protected")."""
 
 def _other_kind(text: str, folded: str) -> StatementKind | None:
     """A standing instruction, goal, decision or fact, in that order (rule 1)."""
-    if _ACK.match(folded) and not (_DIGIT.search(text) or is_update(text)):
-        return None  # "ok thanks", not "Yes, use port 8080" or "No, let's do option 2"
-    if _BANTER.match(folded) is not None:
-        return None  # "haha, my cat typed 77777": chit-chat, whatever it names
+    if (_ACK.match(folded) and not (_DIGIT.search(text) or is_update(text))) or _BANTER.match(
+        folded
+    ):
+        return None  # "ok thanks" (not "Yes, use port 8080"), "haha, my cat typed 77777"
     if _STANDING.match(folded):
         return "obligation"
     if _GOAL.match(folded):

@@ -2,9 +2,10 @@
 
 Rules:
 1. `subject_words` are a sentence's content words with values (and the words inside them:
-   "example" of "bob@example.com"), names, filler and update words removed (hyphenated words split, plurals folded): what two statements must
-   share to be about the same thing, each once, in order (a tuple: cached per text, it
-   holds a fraction of a set's memory). `values` are the values it states, verbatim.
+   "example" of "bob@example.com"), names, filler and update words removed (hyphenated
+   words split, plurals folded): what two statements must share to be about the same
+   thing, each once, in order (a tuple: cached per text, it holds a fraction of a set's
+   memory). `values` are the values it states, verbatim.
 2. Speed never changes a result: values are read only from a text with a mark some value
    needs (_VALUE_MARK), and only when more than whether there is one is needed (`names`:
    a number or a name is one), and patterns that would start with a check match their
