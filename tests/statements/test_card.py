@@ -410,7 +410,8 @@ def test_the_also_line_is_a_pointer_that_reading_back_skips(
     assert [s.text for s in parsed.statements] == [dense_text(s.text) for s in whole]
     hints = [hint(s.text) for s in ordered(state.statements)[shown : shown + also]]
     if any(hints):
-        assert text.splitlines()[-1] == f"(also: {'; '.join(h for h in hints if h)})"
+        once = dict.fromkeys(h for h in hints if h)
+        assert text.splitlines()[-1] == f"(also: {'; '.join(once)})"
     else:
         assert "(also: " not in text
 
@@ -424,6 +425,16 @@ def test_a_hint_shows_current_values_in_order_and_never_a_replaced_one() -> None
     state, _ = feed("Never use sudo.", "Actually, use Python 3.13 for new scripts, not 3.12.")
     card = render_card(state, block=ref(1), shown=0, also=2)
     assert card.splitlines()[1] == "(also: Never sudo; Python 3.13)"
+
+
+def test_the_also_line_names_a_hint_once() -> None:
+    state, _ = feed(
+        "Never use sudo.",
+        "Pay with my 7447 card first, please.",
+        "Charge any remainder to my 7447 card.",
+    )
+    card = render_card(state, block=ref(1), shown=1, also=2)
+    assert card.splitlines()[-1] == "(also: 7447)"
 
 
 def test_a_hint_keeps_a_dotfile_whole() -> None:

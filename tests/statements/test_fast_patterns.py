@@ -638,9 +638,10 @@ def _plain_subject_words(text: str) -> tuple[str, ...]:
     """`_values._read_subject_words` as rules 3 and 4 state it: every value read and left
     out, text beyond ASCII split into words of any script."""
     stated = _values._read_values(text)
-    tokens = (_values._TOKEN if text.isascii() else _values._WIDE_TOKEN).findall(text)
+    token = _values._TOKEN if text.isascii() else _values._WIDE_TOKEN
+    tokens = token.findall(text)
     if stated:
-        skip = stated | {w for v in stated for w in v.split()}
+        skip = stated | {w for v in stated for w in token.findall(v)}
         tokens = [t for t in tokens if t not in skip]
     return tuple(dict.fromkeys(w for t in tokens for w in _values._word_subjects(t)))
 

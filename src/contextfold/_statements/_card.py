@@ -59,7 +59,7 @@ from ._statement import (
     statement_sentences,
     subject_key,
 )
-from ._updates import best_match, by_value, is_retraction_text
+from ._updates import best_match, by_value, is_retraction_text, own_words
 from ._values import names, values
 
 __all__ = ["CardState"]
@@ -151,8 +151,9 @@ def _apply(current: list[Statement], new: Statement) -> Statement | None:
     if normalize(new.text) in map(normalize, map(_TEXT, current)):
         return None  # said before, in other spaces or case
     index = _target(current, new)
-    if index is None and _needs_context(new):
-        index = by_value(current, new)
+    alone = index is None and _needs_context(new)
+    if alone or (index is None and _about_a_value(new)):
+        index = by_value(current, new, alone=alone)
         if index is not None:
             old = current[index]
             current[index] = _in_context(old, new)
@@ -212,6 +213,14 @@ def _needs_context(new: Statement) -> bool:
     """An update that says nothing of what it updates ("Actually, make it 3.12")."""
     text = new.text
     return (is_update(text) or kind_of(text) in OVERRIDE_ONLY) and not core_words(text)
+
+
+def _about_a_value(new: Statement) -> bool:
+    """An update whose one subject word matched nothing ("I moved my flight to May 14"
+    after "I'm flying out May 12"): what it updates is told by its value's kind. With two
+    or more subject words (a count's unit aside) it names a subject of its own ("a good
+    date for the departure")."""
+    return is_update(new.text) and own_words(new.text) <= 1 and not is_retraction_text(new.text)
 
 
 def _in_context(old: Statement, new: Statement) -> Statement:

@@ -9,7 +9,7 @@ Rules:
    line: the values of the next statements in card order (a few of their words when they
    state no value), a pointer to the block entry that holds them whole, never a statement
    itself: reading the card back skips it, and it never shows a value the statement names
-   as replaced.
+   as replaced, nor one hint twice.
 3. The card's order: by rank (rules first), then in the order the statements were made.
 """
 
@@ -73,7 +73,8 @@ def render_ordered(
     else:
         lines = [f"{CARD_HEADER} ({_BLOCK}{block})" if block else CARD_HEADER]
         lines += [dense_text(s.text) for s in items]
-        hints = [h for s in every[len(items) : len(items) + also] if (h := hint(s.text))]
+        said = every[len(items) : len(items) + also]
+        hints = list(dict.fromkeys(h for s in said if (h := hint(s.text))))  # "7447" once
         if hints:
             lines.append(f"{_ALSO}{'; '.join(hints)})")
     return "\n".join(lines)

@@ -2,7 +2,9 @@
 
 Rules:
 1. Precision before recall: a wrong rule is carried forever. A sentence is a rule only
-   when a cue in CUES matches it, it is not a question, and it is the user's own prose
+   when a cue in CUES matches it, it is not a question (a request to do something is no
+   question when it sets a limit or a deadline: "Could you rewrite it, keeping it under 120
+   lines?"), and it is the user's own prose
    (pasted documents, code and quotes are removed first, see `_facts.outside_quotes`;
    a cue inside quotes in the sentence does not count, nor does a sentence that relays
    what a document or a tool says: "The README says: ...").
@@ -71,10 +73,15 @@ itself: a hit is one lookup in C, with no call around it)."""
 
 def read_rule(sentence: str) -> tuple[Kind, str] | None:
     """(kind, folded text the cue matched) of a rule sentence, or None (rule 1)."""
-    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS or sentence.rstrip().endswith(QUESTION):
+    if not _MIN_CHARS <= len(sentence) <= _MAX_CHARS:
         return None
     folded = fold(sentence)
+    asks = sentence.rstrip().endswith(QUESTION)
+    if asks and not _asks_to_do(folded):
+        return None
     cues = candidates(folded)
+    if asks:
+        cues = tuple((kind, cue) for kind, cue in cues if kind in _ASKED_KINDS)
     if not cues:  # most sentences state no rule: no cue has a word it needs (rule 3)
         return None
     if _REPORTED.match(folded) is not None:
@@ -87,6 +94,23 @@ def read_rule(sentence: str) -> tuple[Kind, str] | None:
             if cue.search(probe) is not None and _context_ok(kind, probe):
                 return kind, form
     return None
+
+
+_ASKS: Final = re.compile(
+    r"(?:(?:hi|hey|ok|okay|so|and|also)[,!]?\s+)?(?:can|could|would|will) you (?:please )?"
+    r"(?!(?:tell|explain|check|confirm|let|show|see|look|find out|verify|clarify|remind)\b)\w"
+)
+"""A question that asks for work done a certain way ("Could you rewrite it in Rust,
+keeping it under 120 lines?"): its conditions are rules as an imperative's are."""
+_ASKED_KINDS: Final = frozenset({"limit", "deadline"})
+"""The rules a request may carry: a value's bound ("Could you do it without changing the
+dates?" is a request of the moment, not a standing rule)."""
+_WONDERS: Final = re.compile(r"\b(?:whether|if|what|which|how|why|when|where|who)\b")
+
+
+def _asks_to_do(folded: str) -> bool:
+    """Whether a question is a request to do something (`_ASKS`), not one for an answer."""
+    return _ASKS.match(folded) is not None and _WONDERS.search(folded) is None
 
 
 _QUOTED_SPAN: Final = re.compile(

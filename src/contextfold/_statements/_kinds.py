@@ -7,8 +7,9 @@ Rules:
    (DECISION cues); else a fact when it states a value (an identifier, host, date,
    amount, version, number or name) or a standing state (`_STATE`: "I'm a premium
    member", "We use tabs", "The main branch is protected") and is not a question or a
-   request for help. Short acknowledgements ("ok", "sounds good", "thanks"; not one with
-   a number or an update: "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
+   request for help, nor chit-chat opening with a laugh ("haha", "lol"). Short
+   acknowledgements ("ok", "sounds good", "thanks"; not one with a number or an update:
+   "Yes, 2 bags", "No, let's do option 2"), bare go-aheads ("Please
    continue.", "Keep going.") and bare archive references ("(r0123456789)", the source
    tag of a pasted card line) state nothing; a Markdown heading ("# Acme Billing
    Service", the title of a pasted document) states only a rule its words state.
@@ -128,6 +129,11 @@ DECISION_NEEDS: Final = (
     "decision",
 )
 """Every _DECISION match contains one of these (rule 5): text with none is not searched."""
+_BANTER: Final = re.compile(
+    r"(?:ha(?:ha)+|hah|he(?:he)+|heh|lol|lmao|rofl|omg|ugh|yay|wow|phew|jeez|geez|lolol)\b"
+)
+"""A laugh or an exclamation first: chit-chat, not a goal, decision or fact (a rule cue
+after it still makes a rule: "lol ok, never push to main")."""
 _REQUEST: Final = re.compile(
     r"^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:can|could|would|will|do|does|did|is|are|was|were|have|"
     r"has|should|shall|may|might|what|why|how|when|where|who|which)\b"
@@ -142,14 +148,21 @@ _UPDATE: Final = re.compile(
     r"instead|on second thought|small change|quick change|change)\b|^no,|"
     r"^make (?:that|it) (?:[$€£\d]|v\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)|"
-    r"^[^;,]*\binstead[.!]?$|"
+    rf"^{INTERJECTION}[^;,]*\binstead[.!]?$|"
     r"\b(?:from now on|going forward|no longer|instead of|switch(?:ed|ing)? to|"
     r"change[ds]? (?:it |that )?to|moved? to|now (?:is|are|at|on|use|uses|using|be)|"
     r"(?:is|are|has been|have been) now|anymore|any more|not .{1,40} but|rather than|"
     r"replaced? (?:by|with)|has changed|have changed|updated to|bump(?:ed)? to|"
     r"raised? to|lower(?:ed)? to|increase[ds]? to|decrease[ds]? to|reduced? to|extend(?:ed)? to|"
     r"push(?:ed)? (?:back )?to|postponed? to|is moving to|"
-    r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to)\b"
+    r"(?:push(?:ed)?|postponed?|moved?|extend(?:ed)?) (?:the|our|my) deadline (?:back )?to|"
+    r"(?:moved|pushed|rescheduled|postponed|shifted|switched|changed|bumped|raised|lowered|"
+    r"increased|decreased|reduced|extended|upped|cut) (?:it|that|this|them|everything|all|"
+    r"(?:the|our|my|your) (?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to|"
+    r"(?:move|shift) (?:it|that|this|them) (?:back |forward )?to|"
+    rf"^{INTERJECTION}(?:please |let'?s )?(?:push|reschedule|postpone|bump|raise|lower|"
+    r"increase|decrease|reduce|extend|up|cut) (?:it|that|this|them|(?:the|our|my|your) "
+    r"(?:[\w-]+ ){0,2}[\w-]+) (?:back |forward |up |down )?to)\b"
 )
 UPDATE_FIRST: Final = (
     "actually",
@@ -178,7 +191,8 @@ UPDATE_NEEDS: Final = gated(
         moved moving anymore any but rather replace replaced updated bump bumped raise
         raised lower lowered increase increased increases decrease decreased decreases
         reduce reduced extend extended push pushed postpone postponed forget ignore
-        disregard mind drop scrap lift
+        disregard mind drop scrap lift rescheduled reschedule postponed shifted shift upped
+        up cut
         """
     )
 )
@@ -271,8 +285,10 @@ protected")."""
 
 def _other_kind(text: str, folded: str) -> StatementKind | None:
     """A standing instruction, goal, decision or fact, in that order (rule 1)."""
-    if _ACK.match(folded) and not (_DIGIT.search(text) or is_update(text)):
-        return None  # "ok thanks", not "Yes, use port 8080" or "No, let's do option 2"
+    if (_ACK.match(folded) and not (_DIGIT.search(text) or is_update(text))) or _BANTER.match(
+        folded
+    ):
+        return None  # "ok thanks" (not "Yes, use port 8080"), "haha, my cat typed 77777"
     if _STANDING.match(folded):
         return "obligation"
     if _GOAL.match(folded):

@@ -45,5 +45,8 @@ def is_retraction(folded: str) -> bool:
     return "no longer" in folded and _NO_LONGER_SEARCH.search(folded) is not None
 
 
-RETRACT_WORDS: Final = re.compile(rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}", re.IGNORECASE)
-"""The words of a retraction that say it retracts, not what it is about."""
+RETRACT_WORDS: Final = re.compile(
+    rf"{RETRACT_LEAD}|{_RULE_ABOUT}|{_NO_LONGER}|\b{_RULE_NOUN}\b", re.IGNORECASE
+)
+"""The words of a retraction that say it retracts, not what it is about ("The approval rule
+no longer applies" is about approval)."""

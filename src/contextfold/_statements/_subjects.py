@@ -36,7 +36,7 @@ FILLER: Final = word_set(
     spending cost costs price pay paying afford willing go can't cannot mustn't
     shouldn't wouldn't won't isn't aren't also oh well wait correction scratch second
     thought change plan plans thank thanks hi hello yes yeah sorry note without love
-    hate dislike detest loathe despise enjoy appreciate fan stand
+    hate dislike detest loathe despise enjoy appreciate fan stand hmm hm um uh erm ah oops
     """
 )
 VALUE_WORDS: Final = word_set(

@@ -1,17 +1,19 @@
 """The values a sentence states, and what it is about: its subject words, values left out.
 
 Rules:
-1. `subject_words` are a sentence's content words with values, names, filler and update
-   words removed (hyphenated words split, plurals folded): what two statements must
-   share to be about the same thing, each once, in order (a tuple: cached per text, it
-   holds a fraction of a set's memory). `values` are the values it states, verbatim.
+1. `subject_words` are a sentence's content words with values (and the words inside them:
+   "example" of "bob@example.com"), names, filler and update words removed (hyphenated
+   words split, plurals folded): what two statements must share to be about the same
+   thing, each once, in order (a tuple: cached per text, it holds a fraction of a set's
+   memory). `values` are the values it states, verbatim.
 2. Speed never changes a result: values are read only from a text with a mark some value
    needs (_VALUE_MARK), and only when more than whether there is one is needed (`names`:
    a number or a name is one), and patterns that would start with a check match their
    first character first (as `_facts` rule 5 says).
 3. Subject words leave the values out, but the values are read for that only when a
    token that gives subject words could be one: letters alone, with at most the first a
-   capital (or two capitals), are a value only as a name or in a shape that spans a space.
+   capital (or two capitals), are a value only as a name or in a shape that spans a space
+   or joins them ("a/b", "x@y").
 4. Letters beyond ASCII are letters: a word is read whole ("München", not "M" and
    "nchen"), a capitalized word holding one is a name where an ASCII one would be (after a
    lowercase word or a comma; "José Ñúñez" joined as one), and a word of a script without
@@ -151,10 +153,11 @@ _VALUE: Final = attrgetter("value")
 def _read_subject_words(text: str) -> tuple[str, ...]:
     """Content words of `text` without values, names, filler or update words, each once
     (rule 1)."""
-    tokens = (_TOKEN if text.isascii() else _WIDE_TOKEN).findall(text)
+    token = _TOKEN if text.isascii() else _WIDE_TOKEN
+    tokens = token.findall(text)
     stated = _stated(text, tokens)
     if stated:
-        skip = {*stated, *(w for v in stated for w in v.split())}
+        skip = {*stated, *(w for v in stated for w in token.findall(v))}  # an email's parts too
         tokens = list(filterfalse(skip.__contains__, tokens))
     return tuple(dict.fromkeys(chain.from_iterable(map(_word_subjects, tokens))))
 
@@ -171,7 +174,11 @@ def _stated(text: str, tokens: list[str]) -> Collection[str]:
         return known
     if _VALUE_MARK.search(text) is None and text.isascii():
         return NO_VALUES
-    if not any(map(_unplain, tokens)) and (text.isascii() or _OTHER_DIGIT.search(text) is None):
+    if (
+        not any(map(_unplain, tokens))
+        and (text.isascii() or _OTHER_DIGIT.search(text) is None)
+        and _JOINED.search(text) is None
+    ):
         return [*_NAME.findall(text), *_wide_names(text), *spaced_values(text)]
     return values(text)
 
@@ -187,6 +194,9 @@ def _read_unplain(token: str) -> bool:
     return bool(_word_subjects(token)) and not _plain(token)
 
 
+_JOINED: Final = re.compile(r"[@/:\\.](?=\w)")
+"""Plain words joined into one value ("bob@example.com", "src/app", ".env"): its words are no
+subject words, so the values are read (rule 3)."""
 _OTHER_DIGIT: Final = re.compile(r"(?![0-9])\d")
 """A digit other than 0-9 (which `\\d` in a shape's pattern also matches): never in ASCII
 text, which is not searched (the pattern has no first character to skip to)."""
