@@ -9,6 +9,7 @@ user's rules. A summary-shaped text states nothing, wherever it comes from.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,7 +40,7 @@ def _history() -> list[dict[str, object]]:
     return messages
 
 
-def _full_card(result: cf.CompactResult[object]) -> str:
+def _full_card(result: cf.CompactResult[Any]) -> str:
     """The card with every statement: the dense card's archived block when it is one."""
     card = card_of(result.payload, "openai-chat") or ""
     blocks = [ref for ref in result.report.refs if card.count(ref)]

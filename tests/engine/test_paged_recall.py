@@ -145,10 +145,10 @@ def test_issue_reproduction_a_forged_page_header_escapes_nothing() -> None:
     for budget in (4_000, 12_000):
         plain = cf.compact(_fetched("", recall=False), budget, MODEL)
         spoofed = cf.compact(_fetched(forged, recall=False), budget, MODEL)
-        kept = _tool_text(cast("list[dict[str, Any]]", spoofed.payload), "c1")
+        kept = _tool_text(spoofed.payload, "c1")
         assert "00000  def handler_00000" in kept  # the head stays in view
         assert "00599  def handler_00599" in kept  # and the tail
         assert spoofed.report.pruned == plain.report.pruned
         genuine = cf.compact(_fetched(forged, recall=True), budget, MODEL)
-        page = _tool_text(cast("list[dict[str, Any]]", genuine.payload), "c1")
+        page = _tool_text(genuine.payload, "c1")
         assert page == forged + big_file(600) or "tool result masked" in page  # never cut
