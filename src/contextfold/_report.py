@@ -11,12 +11,15 @@ Rules:
    counting what was folded away.
 5. `reason` agrees with `fits` (`agreed_reason`): the plan's verdict is an estimate made
    before the artifacts were placed and the output counted, so a verdict that says the
-   opposite of the count gives way to one the count supports.
+   opposite of the count gives way to one the count supports, and so does one naming a
+   figure over every figure the report shows (the plan's estimate of an artifact the
+   output placed smaller).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -166,9 +169,16 @@ def _over(verdict: str, *, after: int, budget: int, protected: int) -> str:
             f"the opening step of a thinking turn in progress) needs {protected} tokens "
             f"at its smallest, over the budget of {budget}"
         )
-    if verdict.startswith(NOT_FIT):
+    shown = max(after, budget, protected)
+    if verdict.startswith(NOT_FIT) and all(
+        int(n.replace(",", "")) <= shown for n in _FIGURE.findall(verdict)
+    ):
         return verdict
     return f"{NOT_FIT}: {after} tokens after compaction, over the budget of {budget}"
+
+
+_FIGURE: Final = re.compile(r"\d[\d,]*")
+"""A figure in a reason."""
 
 
 def recounted(report: Report, after: int) -> Report:

@@ -281,6 +281,10 @@ def bodies(draw: st.DrawFn) -> dict[str, Any]:
     for key, values in optional.items():
         if draw(st.booleans()):
             body[key] = draw(values)
+    if body.get("store") is False and isinstance(body["input"], list):
+        for item in body["input"]:  # nothing is looked up: reasoning comes readable
+            if item.get("type") == "reasoning" and not item.get("encrypted_content"):
+                item["encrypted_content"] = "gAAAAB"
     return body
 
 

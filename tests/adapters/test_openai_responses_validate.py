@@ -6,10 +6,12 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
+import contextfold as cf
 from contextfold import Problem
 from contextfold._adapters._openai_responses import validate
-from tests.adapters.responses_strategies import broken_inputs, payloads
+from tests.adapters.responses_strategies import broken_inputs, input_items, payloads
 
 USER = {"role": "user", "content": "hi"}
 REASONING = {"type": "reasoning", "id": "rs_1", "summary": []}
@@ -169,3 +171,38 @@ def test_each_mutation_is_caught_at_its_index(broken: tuple[list[Any], int, str]
     assert any(p.index == index and word in p.reason for p in problems), problems
     indexes = [p.index for p in problems]
     assert indexes == sorted(i for i in indexes if i is not None)  # in item order
+
+
+def test_issue_reproduction_stateless_reasoning_without_encrypted_content() -> None:
+    """Before: no problem, so compact passed on what the API refuses ("Item with id 'rs_1'
+    not found. Items are not persisted when `store` is set to false")."""
+    items = [USER, REASONING, {"role": "assistant", "content": "done"}, USER]
+    assert where(validate({"model": "gpt-5", "store": False, "input": items})) == [
+        (1, "encrypted_content")
+    ]
+    readable = {**REASONING, "encrypted_content": "gAAAAB"}
+    assert validate({"model": "gpt-5", "store": False, "input": [USER, readable, *items[2:]]}) == []
+    assert validate({"model": "gpt-5", "input": items}) == []  # stored: looked up by id
+    assert validate({"store": False, "previous_response_id": "resp_1", "input": items}) == []
+    with pytest.raises(cf.InvalidConversation) as raised:
+        cf.compact({"model": "gpt-5", "store": False, "input": items}, 10_000)
+    assert (raised.value.index, raised.value.field) == (1, "encrypted_content")
+
+
+@given(input_items(), st.data())
+def test_with_store_false_every_reasoning_item_needs_encrypted_content(
+    items: list[Any], data: st.DataObject
+) -> None:
+    reasoning = [i for i, item in enumerate(items) if item.get("type") == "reasoning"]
+    for i in reasoning:
+        items[i] = {**items[i], "encrypted_content": "gAAAAB"}
+    stripped = data.draw(st.sets(st.sampled_from(reasoning)) if reasoning else st.just(set()))
+    for i in stripped:
+        items[i] = {k: v for k, v in items[i].items() if k != "encrypted_content"}
+    found = [
+        p for p in validate({"store": False, "input": items}) if p.field == "encrypted_content"
+    ]
+    assert [p.index for p in found] == sorted(stripped)
+    assert not [
+        p for p in validate({"store": True, "input": items}) if p.field == "encrypted_content"
+    ]

@@ -158,7 +158,7 @@ def test_planner_estimates_bound_the_real_cost(case: Case) -> None:
     )
     prep = prepare(case.messages, settings, Archive())
     counts = Counts(COUNTER, case.messages)
-    plan, _ = plan_for(prep, settings, Marks(pinned=case.pins), prune_size(settings), counts)
+    plan, _ = plan_for(prep, settings, Marks(pinned=case.pins), prune_size(settings, prep), counts)
     out = compact(case)
     if out.report.compacted:
         # the card and summary fill the room the plan leaves, up to its goal; the card

@@ -64,3 +64,17 @@ def test_every_reason_agrees_with_the_count(payload: Any, share: float) -> None:
         result.payload, "gpt-4o", format=result.report.format
     )
     _agrees(result.report)
+
+
+def test_a_verdict_naming_the_planned_preamble_gives_way_to_the_count() -> None:
+    """Found by the property above: the plan named "the preamble 41" (a summary-shaped
+    opening message, as estimated) where the output was 27 tokens in all."""
+    use = {"type": "tool_use", "id": "toolu_0000", "name": "_", "input": {}}
+    payload = [
+        {"role": "user", "content": "[cf:summary] earlier: the user asked for a refund"},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0000"}]},
+    ]
+    result = cf.compact(payload, budget=8, model="gpt-4o")
+    assert not result.report.fits
+    _agrees(result.report)

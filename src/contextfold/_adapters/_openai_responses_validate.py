@@ -14,6 +14,10 @@ Rules (every problem is reported, in item order):
    reasoning item ...), never a user message, a tool output or the end of the input
    (API error "Item ... of type 'reasoning' was provided without its required following
    item").
+4. A body with `store` false keeps nothing server side and looks nothing up (unless it
+   continues a stored response): a reasoning item is read from its `encrypted_content`,
+   so one without it is refused ("Item with id 'rs_...' not found. Items are not
+   persisted when `store` is set to false").
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ def validate(payload: object) -> list[Problem]:
         problems.extend(_item_problems(item, index))
     problems.extend(_pairing(items, stateful))
     problems.extend(_reasoning_followers(items))
+    if isinstance(payload, Mapping) and payload.get("store") is False and not stateful:
+        problems.extend(_unreadable_reasoning(items))
     return sorted(problems, key=lambda p: -1 if p.index is None else p.index)
 
 
@@ -185,6 +191,23 @@ def _reasoning_followers(items: list[object]) -> list[Problem]:
             continue
         problems.append(Problem(index, None, _REASONING_FOLLOWER.format(id=repr(item_id), why=why)))
     return problems
+
+
+def _unreadable_reasoning(items: list[object]) -> list[Problem]:
+    """Rule 4: with `store` false, each reasoning item carries its encrypted_content."""
+    return [
+        Problem(
+            index,
+            "encrypted_content",
+            f"Item with id {item.get('id')!r} not found. Items are not persisted when `store` "
+            "is set to false: send the reasoning item with its encrypted_content (request it "
+            "with include=['reasoning.encrypted_content']) or remove it",
+        )
+        for index, item in enumerate(items)
+        if isinstance(item, Mapping)
+        and item.get("type") == "reasoning"
+        and not (isinstance(item.get("encrypted_content"), str) and item["encrypted_content"])
+    ]
 
 
 def _produced_by_model(item: object) -> bool:

@@ -104,7 +104,7 @@ def compact_flow(
     if as_is and fits_whole(prep, settings, counter):  # rule 9: no plan to make
         protected = protected_tokens(prep, settings, protection_of(prep, settings, marks), counter)
         return _unchanged(messages, settings, before, FITS, protected)
-    prune = prune_size(settings)
+    prune = prune_size(settings, prep)
     the_plan, protected = plan(prep, settings, marks, prune, counter)
     if not the_plan.changes and as_is:
         return _unchanged(messages, settings, before, the_plan.reason, protected)

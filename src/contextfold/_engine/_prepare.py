@@ -20,13 +20,15 @@ Rules:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._messages import Message, Summary
+from .._messages import Message, Summary, ToolCall
 from .._planning._plan import Plan, PlanBudget, Protection
 from .._planning._planner import plan as make_plan
 from .._planning._units import Unit, UnitKind, group_units
+from .._recall_tool import RECALL_TOOL_NAME
 from .._strategies._steps import Prune
 from .._tokens._protocol import TokenCounter
 from ._apply import Archiver
@@ -74,6 +76,8 @@ class Prepared:
     origins: list[int | None]
     units: list[Unit]
     notes: tuple[str, ...]
+    recalls: frozenset[str] = frozenset()
+    """Ids of the body's recall calls (`prune_size`)."""
 
 
 def bridge_cost(counter: TokenCounter) -> int:
@@ -88,7 +92,7 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
     body = parts.system + parts.body
     origins: list[int | None] = [*range(len(parts.system)), *parts.origins]
     if not settings.policy.repair:
-        return Prepared(parts, body, origins, group_units(body), ())
+        return Prepared(parts, body, origins, group_units(body), (), _recall_calls(body))
     shape = SHAPES[settings.format]
     fixed = repair(
         body,
@@ -100,14 +104,28 @@ def prepare(messages: Sequence[Message], settings: Settings, archive: Archiver) 
         input_gaps=frozenset(alternation_gaps(messages)) if shape.alternate else None,
     )
     units = group_units(fixed.messages) if fixed.notes else fixed.units
-    return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes))
+    recalls = _recall_calls(fixed.messages)
+    return Prepared(parts, fixed.messages, fixed.origins, units, tuple(fixed.notes), recalls)
 
 
-def prune_size(settings: Settings) -> PruneSize:
-    """The policy's prune step (or the default one) resolved for the budget."""
+def prune_size(settings: Settings, prep: Prepared) -> PruneSize:
+    """The policy's prune step (or the default one) resolved for the budget; only results
+    of the body's recall calls may be recalled pages (`_transform` rule 2)."""
     step = settings.policy.steps.get("prune")
     chosen = step if isinstance(step, Prune) else Prune()
-    return resolve_prune(chosen, settings.budget, recall=settings.policy.recall_hints)
+    size = resolve_prune(chosen, settings.budget, recall=settings.policy.recall_hints)
+    return dataclasses.replace(size, recalls=prep.recalls) if prep.recalls else size
+
+
+def _recall_calls(body: Sequence[Message]) -> frozenset[str]:
+    """Ids of the calls to the recall tool in `body`."""
+    return frozenset(
+        part.id
+        for message in body
+        if message.role == "assistant"
+        for part in message.parts
+        if isinstance(part, ToolCall) and part.name == RECALL_TOOL_NAME
+    )
 
 
 def plan(
@@ -231,7 +249,7 @@ def _least(prep: Prepared, settings: Settings, counts: Counts, unit: Unit) -> in
         protection=[Protection.TAIL],
         droppable=[False],
         steps=settings.policy.steps,
-        prune_size=prune_size(settings),
+        prune_size=prune_size(settings, prep),
         parts_add_up=packaged(settings.counter),
         stays=0,
     ).measure(0)

@@ -102,7 +102,13 @@ def repair(
             if shape.results_in_user:
                 span = _unique_ids(span, used, out.notes)
             tail = waiting and unit is units[-1]
-            _exchange(span, bool(unit.dangling), tail, shape=shape, archive=archive, out=out)
+            _exchange(
+                span,
+                (bool(unit.dangling), tail, outside_calls),
+                shape=shape,
+                archive=archive,
+                out=out,
+            )
         else:  # nothing to repair (a plain exchange passes through whole)
             continue
         whole = unit.stop
@@ -129,17 +135,19 @@ _Span = list[tuple[Message, int | None]]
 
 def _exchange(
     span: _Span,
-    dangling: bool,
-    tail: bool,
+    flags: tuple[bool, bool, bool],
     *,
     shape: Shape,
     archive: Callable[[Message | Part | str], str],
     out: Repaired,
 ) -> None:
+    """Repair one exchange; `flags`: it has dangling calls, it is the pending tail, and its
+    results may answer calls the input does not show (rule 7)."""
+    dangling, tail, outside = flags
     calls: Counter[str] = Counter(p.id for m, _ in span for p in m.parts if isinstance(p, ToolCall))
     kept: _Span = []
     for message, origin in span:
-        fixed = _drop_strays(message, calls, origin, archive, out)
+        fixed = message if outside else _drop_strays(message, calls, origin, archive, out)
         if fixed is not None:
             if shape.results_in_user:
                 fixed = _results_first(fixed, origin, out.notes)

@@ -38,6 +38,8 @@ class PruneSize:
     head_share: float
     recall: bool = True
     """The marker names the recall call that reads what was cut (`Policy.recall_hints`)."""
+    recalls: frozenset[str] = frozenset()
+    """Ids of the recall calls: only their results can be recalled pages (rule 2)."""
 
 
 MASK_MIN_CHARS: Final = 120
@@ -138,7 +140,7 @@ def prune_result(
     result: ToolResult, ref: Ref, size: PruneSize, counter: TokenCounter
 ) -> ToolResult:
     text = "".join([p.text for p in result.parts if isinstance(p, _TEXTS)])
-    if len(text) <= size.over or (size.over and RECALLED_RE.match(text)):
+    if len(text) <= size.over or (size.over and _recalled_page(result, text, size)):
         return result  # a recalled page is not pruned again (only trimmed to fit)
     tokens = result_tokens(result, counter)
     if tokens <= size.over:
@@ -161,6 +163,11 @@ def prune_result(
     note = marker(ref(result), what)
     parts: tuple[Part, ...] = (Text(head + note.text + tail + images), *others)
     return _result_with(result, parts)
+
+
+def _recalled_page(result: ToolResult, text: str, size: PruneSize) -> bool:
+    """Whether `result` is a page the recall tool answered (rule 2)."""
+    return result.call_id in size.recalls and RECALLED_RE.match(text) is not None
 
 
 def _recall_offset(result: ToolResult, head: str) -> int:

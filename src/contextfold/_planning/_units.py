@@ -18,6 +18,9 @@ Rules:
    computer_call_output answering the computer_call item before it) answers a call the
    model cannot see: it joins the exchange in progress; elsewhere it is an ORPHAN that
    `holds_result` tells repair not to remove (it may answer a stored response's call).
+   Likewise a result for a call nobody in view made joins an exchange whose assistant
+   messages are all Opaque items (a Responses item_reference names a call by id alone):
+   it may answer a call they hide, so folding never parts it from them.
 6. Any other message (a system note mid-conversation) is a NOTE.
 7. `grouped` also tells which exchanges are plain: one assistant message whose calls the
    rest answer exactly, each once, with no result left over (what repair passes through
@@ -36,6 +39,7 @@ from .._messages import (
     Card,
     Marker,
     Message,
+    Opaque,
     Summary,
     ToolCall,
     ToolResult,
@@ -152,6 +156,7 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
     answered_any = False
     callers = 0  # assistant messages in the unit
     strays = 0  # results in its messages that answer no pending call
+    hides = True  # every assistant message so far is Opaque items: they may hide calls
     i = start
     n = len(messages)
     while i < n:
@@ -161,6 +166,9 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
             if answered_any and not unanswered:
                 break
             callers += 1
+            hides = (
+                hides and bool(message.parts) and all(isinstance(p, Opaque) for p in message.parts)
+            )
             for part in message.parts:
                 if isinstance(part, ToolCall):
                     pending[part.id] = pending.get(part.id, 0) + 1
@@ -168,7 +176,9 @@ def _exchange(messages: Sequence[Message], start: int) -> tuple[Unit, bool]:
         elif role == "tool" or carries_results(message):
             answered, left = _answers(message, pending)
             if not answered and holds_result(message):
-                break
+                if not hides:
+                    break
+                left = sum(isinstance(p, ToolResult) for p in message.parts)
             answered_any = True
             unanswered -= answered
             strays += left

@@ -4,6 +4,9 @@ Rules:
 1. Only user-authored text feeds the card: `Text` parts of user messages, and of messages
    the caller pins. Tool results are data and are never read; assistant text never states
    user state (unless the caller pins the message). Pasted documents are removed first.
+   A text that is a summary (it starts with SUMMARY_HEADER) states nothing: a summary
+   records every role's turns (tool output, the model's actions), so one the archive
+   cannot prove, read as user text, would put their words on the card as the user's.
 2. A statement is the user's sentence verbatim (bullets and outer spaces removed); a
    sentence that only refers back ("Never exceed it without my approval.") or retracts an
    old value ("Not 3.12.") is joined to the sentence before it, so a rule keeps the value
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._content_cache import Memo, TextMemo, on_clear
-from .._messages import Message, Text
+from .._messages import SUMMARY_HEADER, Message, Text
 from ._cue_table import INTERJECTION
 from ._cues import fold, gated, words_of
 from ._facts import outside_quotes, sentences, splits_to_itself, word_set
@@ -150,6 +153,8 @@ def candidates(message: Message, *, pinned: bool) -> list[str]:
 
 def _text_statements(text: str) -> tuple[str, ...]:
     """The statements of one text part (rule 2: a sentence that refers back joins)."""
+    if text.startswith(SUMMARY_HEADER):
+        return ()  # rule 1: a summary records everyone's turns, not the user's statements
     said = sentences(outside_quotes(text).replace("###STOP###", ""))
     out: list[str] = []
     kept_previous = False
