@@ -130,6 +130,9 @@ def test_a_changed_snapshot_fails_its_checksum() -> None:
         ({"policy": {"steps": []}}, "policy.steps"),
         ({"policy": {"steps": [{"kind": "fold"}]}}, "policy.steps[0].kind"),
         ({"version": 1}, "version"),
+        ({"next": 0}, "seqs"),  # the next message would reuse a number in the view
+        ({"pins": [10**6]}, "pins"),
+        ({"droppable": [-1]}, "droppable"),
     ],
 )
 def test_broken_snapshots_name_the_field(change: dict[str, object], field: str) -> None:
@@ -210,3 +213,67 @@ def test_restore_continues_with_the_same_views(
         restored.add(message)
         assert restored.view() == manager.view()
     assert restored.archive.refs() == manager.archive.refs()
+
+
+def test_fields_of_the_wrong_type_inside_the_view_and_policy_name_the_field() -> None:
+    snapshot = _json(_manager())
+    view, policy = snapshot["view"], snapshot["policy"]
+    assert isinstance(view, list)
+    assert isinstance(policy, dict)
+    untyped = [{"role": "user", "parts": [{"kind": "text", "text": None}]}, *view[1:]]
+    with pytest.raises(cf.InvalidConversation) as info:
+        ContextManager.restore(_resealed({**snapshot, "view": untyped}))
+    assert info.value.field == "parts[0].text"
+    with pytest.raises(cf.InvalidConversation) as info:
+        ContextManager.restore(_resealed({**snapshot, "policy": {**policy, "keep_last": 1.5}}))
+    assert info.value.field == "policy"
+
+
+_JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=5),
+    st.just([]),
+    st.just({}),
+    st.just([1]),
+    st.just({"kind": "text"}),
+)
+
+
+def _paths(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every place in a snapshot's JSON (the first few items of each list)."""
+    found = [path] if path else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:3]):
+            found += _paths(item, (*path, i))
+    return found
+
+
+_SNAPSHOT = _json(_manager())
+_PLACES = [p for p in _paths(_SNAPSHOT) if p != ("checksum",)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(place=st.sampled_from(_PLACES), value=_JSON_VALUES)
+def test_a_resealed_snapshot_with_any_value_anywhere_restores_or_raises_typed(
+    place: tuple[object, ...], value: object
+) -> None:
+    """Property: whatever one value of a snapshot becomes (checksum made to match), restore
+    either gives a manager that works or raises a ContextFoldError; never TypeError & co."""
+    snapshot = json.loads(json.dumps(_SNAPSHOT))
+    holder = snapshot
+    for key in place[:-1]:
+        holder = holder[key]
+    holder[place[-1]] = value
+    try:
+        restored = ContextManager.restore(_resealed(snapshot))
+        restored.add({"role": "user", "content": "And the next log?"})
+        restored.view()
+        restored.snapshot()
+    except cf.ContextFoldError:
+        pass

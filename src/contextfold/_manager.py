@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any, Generic, cast
 
-from ._adapters import check_format, emptied, parse, render
+from ._adapters import check_format, emptied, render
 from ._adapters._sdk import to_plain
 from ._archive import Archive
 from ._engine._counting import (
@@ -41,8 +41,8 @@ from ._engine._counting import (
 from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
-from ._manager_intake import as_payload, read_batch, tool_specs
 from ._manager_intake import prompt_tokens as read_prompt_tokens
+from ._manager_intake import read_batch, read_message, tool_specs
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
 from ._planning._trigger import Trigger, TriggerState, adapted_low, after, decide
@@ -132,9 +132,8 @@ class ContextManager(Generic[W]):
 
     def add(self, message: object, *, pin: bool = False, droppable: bool = False) -> int:
         """Append one message (a wire dict in this manager's format, or a neutral Message)."""
-        parsed = [message] if isinstance(message, Message) else self._parse(message)
         seq = -1
-        for item in parsed:
+        for item in self._parse(message):
             seq = self._append(item, pin=pin, droppable=droppable)
         return seq
 
@@ -145,8 +144,7 @@ class ContextManager(Generic[W]):
             self._append(item, pin=False, droppable=False)
 
     def _parse(self, wire: object) -> list[Message]:
-        _, conversation = parse(as_payload(to_plain(wire), self.format), self.format)
-        return list(conversation.messages)
+        return read_message(wire, self.format)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:
         seq = self._next

@@ -10,7 +10,8 @@ Rules:
 2. Loading checks everything and raises a typed error naming what is wrong: the version,
    the checksum (a snapshot changed after it was taken: a field removed, the format
    switched ...), every field's type, messages that are empty or that the format cannot
-   carry, and an archive that does not hold the references the view shows.
+   carry, sequence numbers that repeat or reach `next`, and an archive that does not hold
+   the references the view shows.
 """
 
 from __future__ import annotations
@@ -144,6 +145,10 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         for i, (m, s) in enumerate(zip(view, seqs, strict=True))
     ]
     _check_view([m for m, _ in entries], fmt)
+    next_seq = _int(snapshot.get("next"), "next")
+    pins = [_int(p, "pins") for p in _list(snapshot, "pins")]
+    droppable = [_int(p, "droppable") for p in _list(snapshot, "droppable")]
+    _check_seqs([s for _, s in entries], next_seq, pins, droppable)
     tools = load_conversation({"messages": [], "tools": _list(snapshot, "tools")}).tools
     store = archive if archive is not None else _archive(snapshot.get("archive"))
     _check_refs([m for m, _ in entries], store)
@@ -153,9 +158,9 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         format=fmt,
         tools=tools,
         entries=entries,
-        next_seq=_int(snapshot.get("next"), "next"),
-        pins=[_int(p, "pins") for p in _list(snapshot, "pins")],
-        droppable=[_int(p, "droppable") for p in _list(snapshot, "droppable")],
+        next_seq=next_seq,
+        pins=pins,
+        droppable=droppable,
         observed=[_pair(p) for p in _list(snapshot, "observed")],
         archive=store,
         policy=policy if policy is not None else load_policy(snapshot.get("policy")),
@@ -212,6 +217,21 @@ def _check_view(messages: Sequence[Message], fmt: str) -> None:
             render(Conversation((message,)), fmt)
         except InvalidConversation as exc:
             raise InvalidConversation(exc.reason, index=i, field="view", format=fmt) from None
+
+
+def _check_seqs(
+    seqs: Sequence[int | None], next_seq: int, pins: Sequence[int], droppable: Sequence[int]
+) -> None:
+    """Sequence numbers name one message each: those in the view are distinct, and every
+    one given out (pins and droppable marks too) is below `next`, the next one to give."""
+    given = [s for s in seqs if s is not None]
+    if len(set(given)) != len(given):
+        raise InvalidConversation("two messages of the view have one sequence number", field="seqs")
+    for field, numbers in (("seqs", given), ("pins", pins), ("droppable", droppable)):
+        if any(not 0 <= n < next_seq for n in numbers):
+            raise InvalidConversation(
+                f"a sequence number outside 0 .. next - 1 (next is {next_seq})", field=field
+            )
 
 
 _ANY_REF = re.compile(r"(?<![0-9a-z])(" + REF_PATTERN + r")(?![0-9a-f])")
