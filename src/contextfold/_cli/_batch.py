@@ -40,6 +40,7 @@ from ._io import (
     explain,
     fail,
     load_json,
+    reader_gone,
     reject_high,
     reporting,
     to_json,
@@ -379,7 +380,7 @@ def _writer(path: str) -> Iterator[TextIO]:
             yield sys.stdout
             sys.stdout.flush()
         except BrokenPipeError:
-            raise
+            reader_gone()
         except OSError as exc:
             fail(f"standard output: the results could not be written ({exc.strerror or exc})")
         return

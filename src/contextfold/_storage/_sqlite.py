@@ -74,6 +74,8 @@ class SqliteStore:
         self._closed = True
         self._timeout = timeout
         in_memory = self.path == ":memory:"
+        if not self.path:  # SQLite would open a private temporary file, lost on close
+            raise ArchiveError("an empty path names no archive file; give a file name")
         if (readonly or not create) and not in_memory and not os.path.exists(self.path):
             raise ArchiveError(f"no archive at {self.path!r}: the file does not exist")
         self._conn = _open(self.path, timeout, create=create and not readonly, readonly=readonly)
@@ -218,7 +220,7 @@ def _open(path: str, timeout: float, *, create: bool, readonly: bool) -> sqlite3
 
 def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
     """Read-only; `immutable` when even the WAL index cannot be made (read-only folder)."""
-    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path)))  # any file name
     conn = sqlite3.connect(
         uri + "?mode=ro", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
     )
