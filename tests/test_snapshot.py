@@ -80,6 +80,29 @@ def test_sqlite_archive_is_found_again_by_its_path(tmp_path: Path) -> None:
         ContextManager.restore(snapshot)
 
 
+def test_an_sqlite_archive_that_went_on_in_memory_is_carried_by_the_snapshot(
+    tmp_path: Path,
+) -> None:
+    """Its file gone (the folder removed), the store keeps the entries in memory: the
+    snapshot carries them, where it named a path that no longer holds anything."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    manager = _manager(cf.Archive(cf.SqliteStore(folder / "a.db")))
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    manager.add({"role": "user", "content": "And the rest? " + "more " * 400})
+    manager.view()
+    assert any("kept in memory" in w for w in manager.archive.warnings)
+    snapshot = _json(manager)
+    assert isinstance(snapshot["archive"], dict)
+    assert snapshot["archive"]["kind"] == "memory"
+    restored = ContextManager.restore(snapshot)
+    assert restored.view() == manager.view()
+    for ref in manager.archive.refs():
+        assert restored.archive.get(ref) == manager.archive.get(ref)
+
+
 class _Elsewhere(cf.MemoryStore):
     """A store contextfold cannot reopen by itself (a Redis store, say)."""
 

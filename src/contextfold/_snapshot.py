@@ -4,8 +4,9 @@ Rules:
 1. A snapshot (VERSION 2) holds the view (neutral JSON form), sequence numbers, pins,
    marks, the calibration observations, the policy and the trigger's memory (so a restore
    compacts the same way, at the same turns)
-   and where the archive is: its raw entries when it lives in memory, the file's path for
-   SQLite (opened again on restore), or the store's name for any other store (then
+   and where the archive is: its raw entries when it lives in memory (an SQLite store that
+   lost its file and went on in memory too), the file's path for SQLite (opened again on
+   restore), or the store's name for any other store (then
    `restore` needs `archive=`). A checksum over all of it comes last.
 2. Loading checks everything and raises a typed error naming what is wrong: the version,
    the checksum (a snapshot changed after it was taken: a field removed, the format
@@ -103,7 +104,7 @@ def dump_state(
 
 def _dump_archive(archive: Archive) -> dict[str, object]:
     store = archive.store
-    if type(store) is SqliteStore and store.path != ":memory:":
+    if type(store) is SqliteStore and not store.in_memory:  # a file (else: its entries)
         return {"kind": "sqlite", "path": os.path.abspath(store.path)}
     if type(store) in (MemoryStore, SqliteStore):
         return {"kind": "memory", "entries": {ref: store.get(ref) for ref in store.refs()}}

@@ -82,6 +82,12 @@ class SqliteStore:
         self._identity = _identity(self.path)
         self._closed = False
 
+    @property
+    def in_memory(self) -> bool:
+        """Whether the entries live in memory (`:memory:`, or moved there by rule 5), so
+        they end with this process: a snapshot must carry them, not the path."""
+        return self._identity is None
+
     def put(self, ref: str, data: str) -> str:
         """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
         if self.readonly:
