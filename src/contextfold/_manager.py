@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 from ._adapters import check_format, emptied, render
 from ._adapters._sdk import to_plain
 from ._archive import Archive
+from ._arguments import checked
 from ._engine._counting import (
     counter_name,
     default_summarizer,
@@ -100,6 +101,7 @@ class ContextManager(Generic[W]):
     ) -> None:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
+        policy, archive, summarizer = checked(policy, archive, summarizer)
         self.budget = budget
         self.model = model
         self.format = check_format(format)

@@ -67,6 +67,10 @@ def request_shaped(message: object, format: str) -> object:
 def tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
     """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
     an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
+    if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Iterable):
+        raise ConfigurationError(
+            f"tools must be a list of tool definitions (or ToolSpecs), got {type(tools).__name__}"
+        )
     given = list(tools)
     wire = [t for t in given if not isinstance(t, ToolSpec)]
     if not wire:
