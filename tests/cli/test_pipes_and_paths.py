@@ -117,3 +117,31 @@ def test_an_empty_output_path_is_one_error_and_writes_nothing(tmp_path: Path, op
     assert ran.stderr.count("\n") == 1
     assert "empty" in ran.stderr
     assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", ["compact", "batch"])
+def test_a_run_failing_at_its_last_write_leaves_no_new_archive(
+    tmp_path: Path, command: str
+) -> None:
+    session = _session(tmp_path)
+    unwritable = tmp_path / "missing" / "out.json"
+    db = tmp_path / "new.db"
+    if command == "compact":
+        ran = run("compact", session, "-b", "500", "--archive", db, "--report", unwritable)
+    else:
+        jsonl = tmp_path / "sessions.jsonl"
+        ran = run("batch", jsonl, unwritable, "-b", "300", "-j", "1", "--archive", db)
+    assert ran.code == 2
+    assert "could not be written" in ran.stderr
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("new.db")]
+
+
+def test_a_failed_run_keeps_an_archive_it_did_not_create(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    db = tmp_path / "kept.db"
+    first = run("compact", session, "-b", "500", "--archive", db)
+    assert first.code == 0, first.stderr
+    ran = run("compact", session, "-b", "400", "--archive", db, "--report", tmp_path / "no" / "r")
+    assert ran.code == 2
+    ref = re.findall(r"r[0-9a-f]{10}", first.stdout)[0]
+    assert run("recall", ref, "--archive", db).code == 0

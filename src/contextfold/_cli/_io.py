@@ -122,6 +122,20 @@ def unexpected(exc: BaseException, name: str | None = None) -> str:
     return f"{where}unexpected {type(exc).__name__}: {one_line(str(exc))} (please report this)"
 
 
+@contextmanager
+def removed_if_failed(path: str | None) -> Iterator[None]:
+    """A database file the block creates at `path` is removed again when the block fails
+    (any exit but a quiet 0, `reader_gone`): a failed command leaves nothing behind."""
+    created = path is not None and not os.path.lexists(path)
+    try:
+        yield
+    except BaseException as exc:
+        if created and path is not None and not (isinstance(exc, SystemExit) and not exc.code):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(path + suffix).unlink(missing_ok=True)
+        raise
+
+
 def reject_high(high: float | None, command: str) -> None:
     """One-shot commands have no high-water mark: a flag that cannot act says so."""
     if high is not None:
