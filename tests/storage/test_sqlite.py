@@ -190,6 +190,16 @@ def test_a_foreign_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert tables == [("users",)]
 
 
+def test_the_proxys_session_store_points_at_its_archive(tmp_path: Path) -> None:
+    from contextfold._proxy._config import open_store
+
+    path = tmp_path / "proxy.db"
+    open_store(f"sqlite:{path}", 60.0).close()
+    with pytest.raises(ArchiveError, match=r"session store: its archive is '.*proxy\.db\.archive'"):
+        SqliteStore(path, readonly=True)
+    SqliteStore(f"{path}.archive", readonly=True).close()
+
+
 def test_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "archive.db"
     SqliteStore(path).close()

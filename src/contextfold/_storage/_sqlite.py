@@ -284,12 +284,23 @@ def _prepare(conn: sqlite3.Connection, path: str, *, create: bool) -> None:
             found = ", ".join(sorted(tables - _SQLITE_OWN))
             raise ArchiveError(
                 f"{path!r} is an SQLite database but not a contextfold archive "
-                f"(it holds tables {found}); choose another file"
+                f"(it holds tables {found}); {_instead(path, tables)}"
             )
         if not create:
             raise ArchiveError(f"{path!r} is an empty database, not a contextfold archive")
         _lay_out(conn)
     _check_schema(conn, path)
+
+
+_SESSION_STORE: Final = frozenset({"sessions", "snapshots", "log"})
+"""The tables of `contextfold serve`'s session store, which keeps its archive beside it."""
+
+
+def _instead(path: str, tables: set[str]) -> str:
+    """What to open instead of a foreign database."""
+    if tables >= _SESSION_STORE:
+        return f"it is a `contextfold serve` session store: its archive is {path + '.archive'!r}"
+    return "choose another file"
 
 
 def _lay_out(conn: sqlite3.Connection) -> None:
