@@ -126,11 +126,11 @@ def unexpected(exc: BaseException, name: str | None = None) -> str:
 def removed_if_failed(path: str | None) -> Iterator[None]:
     """A database file the block creates at `path` is removed again when the block fails
     (any exit but a quiet 0, `reader_gone`): a failed command leaves nothing behind."""
-    created = path is not None and not os.path.lexists(path)
+    created = bool(path) and not os.path.lexists(path or "")  # "" names no file to remove
     try:
         yield
     except BaseException as exc:
-        if created and path is not None and not (isinstance(exc, SystemExit) and not exc.code):
+        if created and path and not (isinstance(exc, SystemExit) and not exc.code):
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(path + suffix).unlink(missing_ok=True)
         raise
