@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
@@ -283,6 +283,7 @@ _PLACES = [p for p in _paths(_SNAPSHOT) if p != ("checksum",)]
 
 @settings(max_examples=150, deadline=None)
 @given(place=st.sampled_from(_PLACES), value=_JSON_VALUES)
+@example(place=("view", 2, "extras", "openai-chat:keys", 0), value=[])  # found by this test
 def test_a_resealed_snapshot_with_any_value_anywhere_restores_or_raises_typed(
     place: tuple[object, ...], value: object
 ) -> None:

@@ -100,6 +100,12 @@ def checked(message: Message, format: str) -> Message:
         render(Conversation((message,)), format)
     except InvalidConversation as exc:
         raise InvalidConversation(exc.reason, field=exc.field, format=format) from None
+    except (TypeError, ValueError, LookupError, AttributeError) as exc:  # odd extras
+        raise InvalidConversation(
+            f"the message cannot be rendered ({type(exc).__name__}: {exc}); check its extras",
+            field="extras",
+            format=format,
+        ) from None
     return message
 
 

@@ -218,6 +218,14 @@ def _check_view(messages: Sequence[Message], fmt: str) -> None:
             render(Conversation((message,)), fmt)
         except InvalidConversation as exc:
             raise InvalidConversation(exc.reason, index=i, field="view", format=fmt) from None
+        except (TypeError, ValueError, LookupError, AttributeError) as exc:  # extras tampered
+            raise InvalidConversation(
+                f"the message cannot be rendered ({type(exc).__name__}: {exc}); its extras "
+                "are not what the adapter wrote",
+                index=i,
+                field="view",
+                format=fmt,
+            ) from None
 
 
 def _check_seqs(
