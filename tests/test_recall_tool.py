@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import contextfold as cf
 from contextfold import (
     FORMATS,
     RECALL_TOOL_NAME,
@@ -270,3 +271,9 @@ def test_a_bad_window_is_an_error_text(window: dict[str, object], complaint: str
     text, is_error = answer_recall(arch, {"ref": ref, **window})
     assert is_error
     assert complaint in text
+
+
+@pytest.mark.parametrize("wrong", ["archive.db", None, cf.MemoryStore()])
+def test_an_archive_that_is_not_one_is_the_callers_configuration_error(wrong: object) -> None:
+    with pytest.raises(cf.ConfigurationError, match="answer_recall"):
+        cf.answer_recall(wrong, {"ref": "r0123456789"})  # type: ignore[arg-type]

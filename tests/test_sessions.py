@@ -115,6 +115,22 @@ def test_sessions_are_bounded_least_recently_used_first_out() -> None:
     assert not sessions.view(b + exchange(9, 5)).continued
 
 
+def test_a_bad_history_raises_typed_and_forgets_no_session() -> None:
+    sessions: Sessions[Wire] = Sessions(4_000, "gpt-4o", size=2)
+    a, b = history([10] * 2), history([11] * 2)
+    sessions.view(a)
+    sessions.view(b)
+    for bad in (None, 5, "hello", {"role": "user", "content": "hi"}):
+        with pytest.raises(cf.InvalidConversation, match="list of messages"):
+            sessions.view(bad)  # type: ignore[arg-type]
+    with pytest.raises(cf.InvalidConversation) as info:
+        sessions.view([{"role": "user", "content": "new"}, {"role": "narrator"}])
+    assert info.value.index == 1
+    assert len(sessions) == 2
+    assert sessions.view(a + exchange(9, 5)).continued  # the oldest session is still there
+    assert sessions.view(b + exchange(9, 5)).continued
+
+
 def test_bad_settings_are_refused_at_once() -> None:
     with pytest.raises(cf.ConfigurationError, match="size"):
         Sessions(1_000, size=0)

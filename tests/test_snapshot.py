@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import contextfold as cf
@@ -80,6 +80,29 @@ def test_sqlite_archive_is_found_again_by_its_path(tmp_path: Path) -> None:
         ContextManager.restore(snapshot)
 
 
+def test_an_sqlite_archive_that_went_on_in_memory_is_carried_by_the_snapshot(
+    tmp_path: Path,
+) -> None:
+    """Its file gone (the folder removed), the store keeps the entries in memory: the
+    snapshot carries them, where it named a path that no longer holds anything."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    manager = _manager(cf.Archive(cf.SqliteStore(folder / "a.db")))
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    manager.add({"role": "user", "content": "And the rest? " + "more " * 400})
+    manager.view()
+    assert any("kept in memory" in w for w in manager.archive.warnings)
+    snapshot = _json(manager)
+    assert isinstance(snapshot["archive"], dict)
+    assert snapshot["archive"]["kind"] == "memory"
+    restored = ContextManager.restore(snapshot)
+    assert restored.view() == manager.view()
+    for ref in manager.archive.refs():
+        assert restored.archive.get(ref) == manager.archive.get(ref)
+
+
 class _Elsewhere(cf.MemoryStore):
     """A store contextfold cannot reopen by itself (a Redis store, say)."""
 
@@ -130,6 +153,9 @@ def test_a_changed_snapshot_fails_its_checksum() -> None:
         ({"policy": {"steps": []}}, "policy.steps"),
         ({"policy": {"steps": [{"kind": "fold"}]}}, "policy.steps[0].kind"),
         ({"version": 1}, "version"),
+        ({"next": 0}, "seqs"),  # the next message would reuse a number in the view
+        ({"pins": [10**6]}, "pins"),
+        ({"droppable": [-1]}, "droppable"),
     ],
 )
 def test_broken_snapshots_name_the_field(change: dict[str, object], field: str) -> None:
@@ -210,3 +236,68 @@ def test_restore_continues_with_the_same_views(
         restored.add(message)
         assert restored.view() == manager.view()
     assert restored.archive.refs() == manager.archive.refs()
+
+
+def test_fields_of_the_wrong_type_inside_the_view_and_policy_name_the_field() -> None:
+    snapshot = _json(_manager())
+    view, policy = snapshot["view"], snapshot["policy"]
+    assert isinstance(view, list)
+    assert isinstance(policy, dict)
+    untyped = [{"role": "user", "parts": [{"kind": "text", "text": None}]}, *view[1:]]
+    with pytest.raises(cf.InvalidConversation) as info:
+        ContextManager.restore(_resealed({**snapshot, "view": untyped}))
+    assert info.value.field == "parts[0].text"
+    with pytest.raises(cf.InvalidConversation) as info:
+        ContextManager.restore(_resealed({**snapshot, "policy": {**policy, "keep_last": 1.5}}))
+    assert info.value.field == "policy"
+
+
+_JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=5),
+    st.just([]),
+    st.just({}),
+    st.just([1]),
+    st.just({"kind": "text"}),
+)
+
+
+def _paths(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every place in a snapshot's JSON (the first few items of each list)."""
+    found = [path] if path else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:3]):
+            found += _paths(item, (*path, i))
+    return found
+
+
+_SNAPSHOT = _json(_manager())
+_PLACES = [p for p in _paths(_SNAPSHOT) if p != ("checksum",)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(place=st.sampled_from(_PLACES), value=_JSON_VALUES)
+@example(place=("view", 2, "extras", "openai-chat:keys", 0), value=[])  # found by this test
+def test_a_resealed_snapshot_with_any_value_anywhere_restores_or_raises_typed(
+    place: tuple[object, ...], value: object
+) -> None:
+    """Property: whatever one value of a snapshot becomes (checksum made to match), restore
+    either gives a manager that works or raises a ContextFoldError; never TypeError & co."""
+    snapshot = json.loads(json.dumps(_SNAPSHOT))
+    holder = snapshot
+    for key in place[:-1]:
+        holder = holder[key]
+    holder[place[-1]] = value
+    try:
+        restored = ContextManager.restore(_resealed(snapshot))
+        restored.add({"role": "user", "content": "And the next log?"})
+        restored.view()
+        restored.snapshot()
+    except cf.ContextFoldError:
+        pass

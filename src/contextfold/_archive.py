@@ -56,7 +56,7 @@ from ._archive_records import (
     record_canonical,
     record_text,
 )
-from ._errors import ArchiveError, UnknownReference
+from ._errors import ArchiveError, ConfigurationError, UnknownReference
 from ._storage import ArchiveStore, MemoryStore
 
 __all__ = [
@@ -100,6 +100,12 @@ class Archive:
     __slots__ = ("_store",)
 
     def __init__(self, store: ArchiveStore | None = None) -> None:
+        if store is not None and not isinstance(store, ArchiveStore):
+            raise ConfigurationError(
+                f"an Archive keeps its entries in an ArchiveStore (put, get, refs, close), got "
+                f"{type(store).__name__} {store!r:.40}; pass cf.SqliteStore('archive.db') or "
+                "cf.MemoryStore()"
+            )
         self._store: ArchiveStore = MemoryStore() if store is None else store
 
     @property

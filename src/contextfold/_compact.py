@@ -47,6 +47,7 @@ from ._adapters import (
 from ._adapters._references import by_reference
 from ._adapters._sdk import to_plain
 from ._archive import Archive
+from ._arguments import checked
 from ._engine._collector import pausing
 from ._engine._counting import (
     counter_name,
@@ -122,6 +123,7 @@ def _job(
 ) -> _Job:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
+    policy, archive, summarizer = checked(policy, archive, summarizer)
     plain = to_plain(payload)
     fmt, conversation = parse_plain(plain, format)
     base = policy or _DEFAULT_POLICY

@@ -27,9 +27,10 @@ from collections.abc import Iterable, Mapping
 from statistics import median
 from typing import TYPE_CHECKING, Any, Generic, cast
 
-from ._adapters import check_format, parse
+from ._adapters import check_format
 from ._adapters._sdk import to_plain
 from ._archive import Archive
+from ._arguments import checked
 from ._engine._counting import (
     counter_name,
     default_summarizer,
@@ -41,7 +42,7 @@ from ._engine._drive import Flow, arun, run
 from ._engine._flow import Marks, Outcome, Settings, compact_flow
 from ._errors import ConfigurationError
 from ._manager_entries import Entries
-from ._manager_intake import as_payload, output_fields, read_batch, tool_specs
+from ._manager_intake import output_fields, read_batch, read_message, tool_specs
 from ._manager_intake import prompt_tokens as read_prompt_tokens
 from ._messages import Conversation, Message, Part, Text, ToolSpec
 from ._planning._trigger import Marks as WaterMarks
@@ -88,6 +89,7 @@ class ContextManager(Generic[W]):
     ) -> None:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise ConfigurationError(f"budget must be a positive number of tokens, got {budget!r}")
+        policy, archive, summarizer = checked(policy, archive, summarizer)
         self.budget = budget
         self.model = model
         self.format = check_format(format)
@@ -124,9 +126,8 @@ class ContextManager(Generic[W]):
 
     def add(self, message: object, *, pin: bool = False, droppable: bool = False) -> int:
         """Append one message (a wire dict in this manager's format, or a neutral Message)."""
-        parsed = [message] if isinstance(message, Message) else self._parse(message)
         seq = -1
-        for item in parsed:
+        for item in self._parse(message):
             seq = self._append(item, pin=pin, droppable=droppable)
         return seq
 
@@ -137,8 +138,7 @@ class ContextManager(Generic[W]):
             self._append(item, pin=False, droppable=False)
 
     def _parse(self, wire: object) -> list[Message]:
-        _, conversation = parse(as_payload(to_plain(wire), self.format), self.format)
-        return list(conversation.messages)
+        return read_message(wire, self.format)
 
     def _append(self, message: Message, *, pin: bool, droppable: bool) -> int:
         seq = self._next

@@ -8,6 +8,9 @@ Rules:
    takes), parsed as the format's own `tools`; the given order is kept.
 3. A batch is read whole before any of it is added (`read_batch`): a bad message raises
    InvalidConversation naming its index in the batch, and the manager takes none of it.
+   A neutral Message is checked too (`checked`): every field of the right type
+   (`_messages_check`), and one the manager's format can carry, so a message that would
+   make every later view fail is refused when it is given, not taken in.
 4. An Anthropic message `{"role": "system", "content": ...}` (the Messages API takes none)
    is read as the body's `system`: it is the manager's system prompt, as `system=` gives
    it, sent by `system_prompt()` and counted in the budget.
@@ -25,10 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from ._adapters import parse
+from ._adapters import parse, render
 from ._adapters._sdk import to_plain
 from ._errors import ConfigurationError, InvalidConversation
-from ._messages import Message, ToolSpec
+from ._messages import Conversation, Message, ToolSpec
+from ._messages_check import check_message
 from ._tokens._accounting import output_fields
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "output_fields",
     "prompt_tokens",
     "read_batch",
+    "read_message",
     "request_shaped",
     "tool_specs",
 ]
@@ -77,6 +82,10 @@ def request_shaped(message: object, format: str) -> object:
 def tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
     """ToolSpecs from ToolSpecs or tool definitions in the format's wire shape (the dicts
     an SDK call takes: `{"type": "function", "function": {...}}`, `{"name", "input_schema"}`)."""
+    if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Iterable):
+        raise ConfigurationError(
+            f"tools must be a list of tool definitions (or ToolSpecs), got {type(tools).__name__}"
+        )
     given = list(tools)
     wire = [t for t in given if not isinstance(t, ToolSpec)]
     if not wire:
@@ -87,16 +96,41 @@ def tool_specs(tools: Iterable[object], format: str) -> tuple[ToolSpec, ...]:
     return tuple(t if isinstance(t, ToolSpec) else next(specs) for t in given)
 
 
+def read_message(wire: object, format: str) -> list[Message]:
+    """The messages one given message is in `format`: a wire message (an SDK object, a
+    dict) parsed, or a neutral Message as it is once `checked` (rule 3)."""
+    if isinstance(wire, Message):
+        return [checked(wire, format)]
+    _, conversation = parse(as_payload(to_plain(wire), format), format)
+    return list(conversation.messages)
+
+
+def checked(message: Message, format: str) -> Message:
+    """`message` when it is well formed and `format` can carry it (rule 3), else
+    InvalidConversation naming the field."""
+    check_message(message)
+    if format == "anthropic" and message.role in ("system", "developer"):
+        return message  # the body's `system`, not a message: nothing to render alone
+    try:
+        render(Conversation((message,)), format)
+    except InvalidConversation as exc:
+        raise InvalidConversation(exc.reason, field=exc.field, format=format) from None
+    except (TypeError, ValueError, LookupError, AttributeError) as exc:  # odd extras
+        raise InvalidConversation(
+            f"the message cannot be rendered ({type(exc).__name__}: {exc}); check its extras",
+            field="extras",
+            format=format,
+        ) from None
+    return message
+
+
 def read_batch(
     messages: Iterable[object], read: Callable[[object], list[Message]]
 ) -> list[Message]:
-    """Every message of a batch, each read by `read` unless it is a Message (rule 3): a
-    bad one raises with its index in the batch, before anything is added."""
+    """Every message of a batch, each read by `read` (rule 3): a bad one raises with its
+    index in the batch, before anything is added."""
     out: list[Message] = []
     for index, message in enumerate(messages):
-        if isinstance(message, Message):
-            out.append(message)
-            continue
         try:
             out += read(message)
         except InvalidConversation as exc:

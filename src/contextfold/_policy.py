@@ -82,12 +82,16 @@ class Policy:
 
 
 def _check_kinds(policy: Policy) -> None:
-    """Numbers are numbers, switches booleans, steps a chain."""
+    """Numbers are numbers (`keep_last` a whole one), switches booleans, steps a chain."""
     for name in ("high", "low", "prune_at", "tail_share", "keep_last", "deadline"):
         value = getattr(policy, name)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigurationError(f"{name} must be a number, got {value!r}")
-    for name in ("adapt", "recall_hints"):
+    if not isinstance(policy.keep_last, int):
+        raise ConfigurationError(
+            f"keep_last must be a whole number of units, got {policy.keep_last!r}"
+        )
+    for name in ("protect_latest_user", "repair", "adapt", "recall_hints"):
         if not isinstance(getattr(policy, name), bool):
             raise ConfigurationError(f"{name} must be True or False, got {getattr(policy, name)!r}")
     if not isinstance(policy.steps, Chain):

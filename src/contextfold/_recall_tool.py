@@ -6,9 +6,11 @@ Rules:
    OpenAI Responses: `{type, name, description, parameters, strict}`; Anthropic:
    `{name, description, input_schema}`). One JSON schema serves all three and satisfies
    OpenAI strict mode (every property required, no additional properties).
-2. `answer_recall(archive, arguments)` never raises: its answer goes back to the model
-   as a tool result, so bad arguments, unknown references and storage failures become
-   an error text saying how to call the tool correctly, with `is_error=True`.
+2. `answer_recall(archive, arguments)` never raises over what the model sent: its answer
+   goes back to the model as a tool result, so bad arguments, unknown references and
+   storage failures become an error text saying how to call the tool correctly, with
+   `is_error=True`. Only an `archive` that is not an Archive (the caller's slip, which no
+   call can fix) is a ConfigurationError.
 3. Models paste whole markers or change case; any text containing one reference is
    accepted (`[cf:r0123456789 tool result masked]`, `R0123456789`).
 4. Paging: `offset` and `limit` (characters, both optional) pick a window of the
@@ -28,7 +30,7 @@ from typing import Any, Final, assert_never
 
 from ._adapters import check_format
 from ._archive import Archive
-from ._errors import ArchiveError, UnknownReference
+from ._errors import ArchiveError, ConfigurationError, UnknownReference
 from ._messages import REF_PATTERN
 
 RECALL_TOOL_NAME: Final = "contextfold_recall"
@@ -106,7 +108,13 @@ def recall_tool(format: str) -> Any:
 
 
 def answer_recall(archive: Archive, arguments: str | Mapping[str, object]) -> tuple[str, bool]:
-    """The tool result for a recall call: (text, is_error). Never raises."""
+    """The tool result for a recall call: (text, is_error). Never raises over what the
+    model sent; ConfigurationError when `archive` is not an Archive (the caller's slip)."""
+    if not isinstance(archive, Archive):
+        raise ConfigurationError(
+            f"answer_recall() reads a contextfold.Archive, got {type(archive).__name__}; pass "
+            "the archive the compaction used (result.archive, manager.archive)"
+        )
     ref_or_error = _ref_from(arguments)
     if isinstance(ref_or_error, _Failure):
         return ref_or_error.text, True

@@ -4,7 +4,8 @@ Rules:
 1. A part dumps to a dict with its `kind` and its fields; empty extras and default values
    are left out, so the JSON stays small and stable.
 2. Loading is the exact inverse: `load_message(dump_message(m)) == m` for every message.
-3. Bad JSON raises InvalidConversation naming the field, never KeyError or TypeError.
+3. Bad JSON raises InvalidConversation naming the field, never KeyError or TypeError:
+   a part's fields are checked for their types (`_messages_check`) as it is built.
 
 The canonical JSON text of that form, in one pass, is written in `_serialize_json`.
 """
@@ -34,6 +35,7 @@ from ._messages import (
     ToolResult,
     ToolSpec,
 )
+from ._messages_check import check_part
 
 _PART_TYPES: Final[dict[str, type[Any]]] = {
     "text": Text,
@@ -143,6 +145,7 @@ def load_part(data: object, where: str = "part") -> Part:
             value = _frozen(raw, f"{where}.{key}")
         kwargs[key] = value
     part: Part = _construct(cls, kwargs, where)
+    check_part(part, None, where)
     return part
 
 

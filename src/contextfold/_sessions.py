@@ -8,7 +8,8 @@ Rules:
    check of the history (identity first: re-sent objects compare in O(1) each).
 2. Any other history starts a new session from all its messages (the longest session it
    continues wins when several do). Sessions are kept least recently used first out, at
-   most `size` of them; a forgotten one simply starts over next time.
+   most `size` of them; a forgotten one simply starts over next time. A history with a
+   bad message raises InvalidConversation and starts no session, so it forgets none.
 3. What a session was given is kept as its own copy of the wire data (`to_plain`, then
    copied): a caller that mutates or reuses its message objects after a call cannot make
    a later history look continued when it is not.
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from ._adapters._sdk import to_plain
 from ._archive import Archive
-from ._errors import ConfigurationError
+from ._errors import ConfigurationError, InvalidConversation
 from ._manager import ContextManager
 from ._messages import ToolSpec
 from ._policy import Policy
@@ -117,11 +118,18 @@ class Sessions(Generic[W]):
 
     def view(self, messages: Sequence[W]) -> Resent[W]:
         """The view of `messages` (rule 1): continued when a session holds its start."""
+        if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Iterable):
+            raise InvalidConversation(
+                f"view() takes the whole history as a list of messages, got "
+                f"{type(messages).__name__}"
+            )
         with self._lock:
             session, continued, new = self._session(list(messages))
             manager = session.manager
             before = manager.last_report
-            manager.extend(new)
+            manager.extend(new)  # a bad message raises here: a new session is not kept
+            if not continued:
+                self._keep(session)
             session.given.extend(_copies(new))
             view = manager.view()
             after = manager.last_report
@@ -141,12 +149,14 @@ class Sessions(Generic[W]):
             key, session = best
             self._live.move_to_end(key)
             return session, True, history[len(session.given) :]
-        session = _Session(self._new(), [])
+        return _Session(self._new(), []), False, history
+
+    def _keep(self, session: _Session[W]) -> None:
+        """Keep a new session, forgetting the least recently used past `size` (rule 2)."""
         self._live[self._next] = session
         self._next += 1
         while len(self._live) > self.size:
             self._live.popitem(last=False)
-        return session, False, history
 
 
 def _continues(history: list[Any], given: list[object]) -> bool:

@@ -5,13 +5,15 @@ Rules:
    cost tokens (`request`, only when there are any), sequence numbers, pins,
    marks, the calibration observations, the policy and the trigger's memory (so a restore
    compacts the same way, at the same turns)
-   and where the archive is: its raw entries when it lives in memory, the file's path for
-   SQLite (opened again on restore), or the store's name for any other store (then
+   and where the archive is: its raw entries when it lives in memory (an SQLite store that
+   lost its file and went on in memory too), the file's path for SQLite (opened again on
+   restore), or the store's name for any other store (then
    `restore` needs `archive=`). A checksum over all of it comes last.
 2. Loading checks everything and raises a typed error naming what is wrong: the version,
    the checksum (a snapshot changed after it was taken: a field removed, the format
    switched ...), every field's type, messages that are empty or that the format cannot
-   carry, and an archive that does not hold the references the view shows.
+   carry, sequence numbers that repeat or reach `next`, and an archive that does not hold
+   the references the view shows.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def dump_state(
 
 def _dump_archive(archive: Archive) -> dict[str, object]:
     store = archive.store
-    if type(store) is SqliteStore and store.path != ":memory:":
+    if type(store) is SqliteStore and not store.in_memory:  # a file (else: its entries)
         return {"kind": "sqlite", "path": os.path.abspath(store.path)}
     if type(store) in (MemoryStore, SqliteStore):
         return {"kind": "memory", "entries": {ref: store.get(ref) for ref in store.refs()}}
@@ -149,6 +151,10 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         for i, (m, s) in enumerate(zip(view, seqs, strict=True))
     ]
     _check_view([m for m, _ in entries], fmt)
+    next_seq = _int(snapshot.get("next"), "next")
+    pins = [_int(p, "pins") for p in _list(snapshot, "pins")]
+    droppable = [_int(p, "droppable") for p in _list(snapshot, "droppable")]
+    _check_seqs([s for _, s in entries], next_seq, pins, droppable)
     tools = load_conversation({"messages": [], "tools": _list(snapshot, "tools")}).tools
     store = archive if archive is not None else _archive(snapshot.get("archive"))
     _check_refs([m for m, _ in entries], store)
@@ -159,9 +165,9 @@ def load_state(snapshot: object, archive: Archive | None, policy: Policy | None)
         tools=tools,
         request_fields=_mapping(snapshot.get("request", {}), "request"),
         entries=entries,
-        next_seq=_int(snapshot.get("next"), "next"),
-        pins=[_int(p, "pins") for p in _list(snapshot, "pins")],
-        droppable=[_int(p, "droppable") for p in _list(snapshot, "droppable")],
+        next_seq=next_seq,
+        pins=pins,
+        droppable=droppable,
         observed=[_pair(p) for p in _list(snapshot, "observed")],
         archive=store,
         policy=policy if policy is not None else load_policy(snapshot.get("policy")),
@@ -218,6 +224,29 @@ def _check_view(messages: Sequence[Message], fmt: str) -> None:
             render(Conversation((message,)), fmt)
         except InvalidConversation as exc:
             raise InvalidConversation(exc.reason, index=i, field="view", format=fmt) from None
+        except (TypeError, ValueError, LookupError, AttributeError) as exc:  # extras tampered
+            raise InvalidConversation(
+                f"the message cannot be rendered ({type(exc).__name__}: {exc}); its extras "
+                "are not what the adapter wrote",
+                index=i,
+                field="view",
+                format=fmt,
+            ) from None
+
+
+def _check_seqs(
+    seqs: Sequence[int | None], next_seq: int, pins: Sequence[int], droppable: Sequence[int]
+) -> None:
+    """Sequence numbers name one message each: those in the view are distinct, and every
+    one given out (pins and droppable marks too) is below `next`, the next one to give."""
+    given = [s for s in seqs if s is not None]
+    if len(set(given)) != len(given):
+        raise InvalidConversation("two messages of the view have one sequence number", field="seqs")
+    for field, numbers in (("seqs", given), ("pins", pins), ("droppable", droppable)):
+        if any(not 0 <= n < next_seq for n in numbers):
+            raise InvalidConversation(
+                f"a sequence number outside 0 .. next - 1 (next is {next_seq})", field=field
+            )
 
 
 _ANY_REF = re.compile(r"(?<![0-9a-z])(" + REF_PATTERN + r")(?![0-9a-f])")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,19 @@ with Archive(SqliteStore(sys.argv[1])) as archive:
     refs = [archive.put(message, label="read_file")]
     refs += [archive.put(f"{sys.argv[2]} payload {i}") for i in range(int(sys.argv[3]))]
 print(" ".join(refs))
+"""
+
+
+ENDLESS_WRITER = """
+import sys
+from contextfold import Archive, SqliteStore
+archive = Archive(SqliteStore(sys.argv[1]))
+i = 0
+while True:
+    ref = archive.put(sys.argv[2] + " entry %d " % i + "x" * (i * 37 % 9000))
+    sys.stdout.write(ref + "\\n")
+    sys.stdout.flush()
+    i += 1
 """
 
 
@@ -174,6 +190,16 @@ def test_a_foreign_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert tables == [("users",)]
 
 
+def test_the_proxys_session_store_points_at_its_archive(tmp_path: Path) -> None:
+    from contextfold._proxy._config import open_store
+
+    path = tmp_path / "proxy.db"
+    open_store(f"sqlite:{path}", 60.0).close()
+    with pytest.raises(ArchiveError, match=r"session store: its archive is '.*proxy\.db\.archive'"):
+        SqliteStore(path, readonly=True)
+    SqliteStore(f"{path}.archive", readonly=True).close()
+
+
 def test_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "archive.db"
     SqliteStore(path).close()
@@ -219,3 +245,45 @@ def test_a_row_tampered_into_a_blob_is_an_archive_error(tmp_path: Path) -> None:
 def test_text_sqlite_cannot_encode_is_an_archive_error() -> None:
     with SqliteStore(":memory:") as store, pytest.raises(ArchiveError, match="surrogates"):
         store.put("r0123456789", "lone \ud800")
+
+
+def test_writers_killed_mid_write_leave_every_completed_entry(tmp_path: Path) -> None:
+    """Processes SIGKILLed while writing leave a readable archive holding every entry whose
+    `put` returned (each printed only after it did), in WAL mode as written."""
+    path = tmp_path / "archive.db"
+    done: list[str] = []
+    for round_ in range(3):
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", ENDLESS_WRITER, str(path), f"w{round_}.{k}"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(3)
+        ]
+        time.sleep(0.8)
+        for writer in writers:
+            os.kill(writer.pid, signal.SIGKILL)
+        for writer in writers:
+            out, _ = writer.communicate(timeout=60)
+            done += out.split()
+    assert len(done) > 30
+    with Archive(SqliteStore(path, readonly=True)) as archive:
+        missing = [ref for ref in done if ref not in archive]
+        assert missing == []
+        assert all(isinstance(archive.get(ref), str) for ref in done)
+    with Archive(SqliteStore(path)) as archive:  # and writable again
+        assert archive.put("after the crash") in archive
+
+
+def test_an_empty_path_names_no_archive() -> None:
+    with pytest.raises(ArchiveError, match="empty path"):
+        SqliteStore("")
+
+
+def test_a_read_only_archive_whose_name_is_not_utf8_opens(tmp_path: Path) -> None:
+    path = os.fsdecode(bytes(tmp_path) + b"/arch\xff.db")
+    with Archive(SqliteStore(path)) as archive:
+        ref = archive.put("kept")
+    with Archive(SqliteStore(path, readonly=True)) as archive:
+        assert archive.get(ref) == "kept"

@@ -40,7 +40,9 @@ from ._io import (
     explain,
     fail,
     load_json,
+    reader_gone,
     reject_high,
+    removed_if_failed,
     reporting,
     to_json,
     unexpected,
@@ -145,7 +147,7 @@ def batch(
     if target != STDIO and Path(target).is_dir():
         fail(f"{target}: is a directory; give a file name for OUT.jsonl")
     left = "the results so far are on stdout" if target == STDIO else f"{target} is unchanged"
-    with interruptible(name, left), reporting(name):
+    with removed_if_failed(archive), interruptible(name, left), reporting(name):
         settings = Settings(budget, model, format.option(), rules, choice, archive)
         choice.build()  # a bad spec or a missing SDK fails once, here, not on every line
         if archive is not None:  # so does an archive that cannot be opened (closed before
@@ -379,7 +381,7 @@ def _writer(path: str) -> Iterator[TextIO]:
             yield sys.stdout
             sys.stdout.flush()
         except BrokenPipeError:
-            raise
+            reader_gone()
         except OSError as exc:
             fail(f"standard output: the results could not be written ({exc.strerror or exc})")
         return

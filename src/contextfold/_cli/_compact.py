@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated
 
 import contextfold as cf
@@ -27,6 +26,7 @@ from ._io import (
     load_json,
     read_bytes,
     reject_high,
+    removed_if_failed,
     reporting,
     to_json,
 )
@@ -107,25 +107,26 @@ def compact(
         chosen = choice.build()
         payload = load_json(read_bytes(file))
         step("compacting")
-        with _archive_at(archive) as store, hinting_format(payload, format.option()):
-            result = cf.compact(
-                payload,
-                tokens,
-                model,
-                format=format.option(),
-                summarizer=chosen,
-                archive=store,
-                pins=pin or (),
-                policy=rules,
-            )
-        step("checking the output")
-        problems = cf.validate(result.payload, result.format)
-        if problems:
-            fail(f"{name}: {problems[0]}")
-        step("writing")
-        if report is not None:
-            write(report, to_json(result.report.to_dict(), indent=2) + "\n")
-        write("-", to_json(result.payload) + "\n")
+        with _archive_at(archive) as store:  # to the last write: a failure removes a new one
+            with hinting_format(payload, format.option()):
+                result = cf.compact(
+                    payload,
+                    tokens,
+                    model,
+                    format=format.option(),
+                    summarizer=chosen,
+                    archive=store,
+                    pins=pin or (),
+                    policy=rules,
+                )
+            step("checking the output")
+            problems = cf.validate(result.payload, result.format)
+            if problems:
+                fail(f"{name}: {problems[0]}")
+            step("writing")
+            if report is not None:
+                write(report, to_json(result.report.to_dict(), indent=2) + "\n")
+            write("-", to_json(result.payload) + "\n")
     _tell(name, result, archive, choice.spec)
     if strict and not result.report.fits:
         raise SystemExit(EXIT_NOT_FIT)
@@ -134,20 +135,13 @@ def compact(
 @contextmanager
 def _archive_at(path: str | None) -> Iterator[cf.Archive]:
     """The archive for `--archive` (in memory without it). A database this run creates is
-    removed again when the run fails: a failed command leaves nothing behind."""
+    removed again when the run fails, up to its last write (the report, the payload): a
+    failed command leaves nothing behind."""
     if path is None:
         yield cf.Archive()
         return
-    created = not Path(path).exists()
-    store = cf.Archive(cf.SqliteStore(path))
-    try:
-        with store:
-            yield store
-    except BaseException:
-        if created:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(path + suffix).unlink(missing_ok=True)
-        raise
+    with removed_if_failed(path), cf.Archive(cf.SqliteStore(path)) as store:
+        yield store
 
 
 def _tell(

@@ -14,7 +14,7 @@ import contextfold as cf
 
 from ._breakdown import TOP, Breakdown, breakdown
 from ._echo import counted
-from ._io import display_name, load_json, read_bytes, reporting, to_json
+from ._io import display_name, load_json, read_bytes, reader_gone, reporting, to_json
 from ._io import write_text as write
 from ._options import (
     Budget,
@@ -74,9 +74,19 @@ def inspect(
         data = {"file": name, **found.to_dict(), "dry_run": report and report.to_dict()}
         write("-", to_json(data, indent=2) + "\n")
     else:
-        from rich.console import Console  # noqa: PLC0415 - see TYPE_CHECKING above
+        _show(_console(), name, found, report)
 
-        _show(Console(highlight=False), name, found, report)
+
+def _console() -> Console:
+    """A rich console whose closed pipe ends the command as every write does (`_io` rule
+    1); rich's own exits with 1, the code of a result that does not fit."""
+    from rich.console import Console  # noqa: PLC0415 - see TYPE_CHECKING above
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            reader_gone()
+
+    return _Console(highlight=False)
 
 
 def _show(console: Console, name: str, found: Breakdown, report: cf.Report | None) -> None:

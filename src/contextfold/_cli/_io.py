@@ -3,10 +3,13 @@
 Rules:
 1. Exit codes: 0 done; 1 the result does not fit and --strict was given; 2 bad input or
    usage. A bad input prints one line naming the file (and, when the library says, the
-   message index and field), never a traceback.
+   message index and field), never a traceback. A reader that stops reading standard
+   output early (`| head`) ends every command quietly with 0 (`reader_gone`): it has
+   what it wanted, and nothing more can be said to it.
 2. `-` is standard input (or output). Input is UTF-8 JSON (a byte-order mark is allowed).
 3. JSON goes out as UTF-8 text; strings that cannot be encoded (lone surrogates, which
    JSON escapes allow) fall back to ASCII escapes, so any payload read can be written.
+   Plain text (what `recall` prints) writes such a character as its escape, `\\udc80`.
 """
 
 from __future__ import annotations
@@ -119,6 +122,20 @@ def unexpected(exc: BaseException, name: str | None = None) -> str:
     return f"{where}unexpected {type(exc).__name__}: {one_line(str(exc))} (please report this)"
 
 
+@contextmanager
+def removed_if_failed(path: str | None) -> Iterator[None]:
+    """A database file the block creates at `path` is removed again when the block fails
+    (any exit but a quiet 0, `reader_gone`): a failed command leaves nothing behind."""
+    created = bool(path) and not os.path.lexists(path or "")  # "" names no file to remove
+    try:
+        yield
+    except BaseException as exc:
+        if created and path and not (isinstance(exc, SystemExit) and not exc.code):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(path + suffix).unlink(missing_ok=True)
+        raise
+
+
 def reject_high(high: float | None, command: str) -> None:
     """One-shot commands have no high-water mark: a flag that cannot act says so."""
     if high is not None:
@@ -181,18 +198,26 @@ def write_text(path: str, text: str) -> None:
     """Write `text` to a file (atomically: a temporary file renamed over it, so a failed
     write leaves no half file), or to standard output for `-` (a checked write: a failure,
     such as a full disk or a file-size limit, is an error, never a silent truncation)."""
+    data = text.encode("utf-8", "backslashreplace")  # rule 3
+    if not path:
+        fail("an empty output path names no file; give a file name, or - for standard output")
     if path != STDIO:
-        write_atomically(Path(path), text.encode("utf-8"))
+        write_atomically(Path(path), data)
         return
     try:
         sys.stdout.flush()
-        _write_all(sys.stdout.fileno(), text.encode("utf-8"))
+        _write_all(sys.stdout.fileno(), data)
     except BrokenPipeError:
-        # The reader went away (`| head`): nothing to report, and nothing left to flush.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(0) from None
+        reader_gone()
     except OSError as exc:
         fail(f"standard output: the output could not be written ({exc.strerror or exc})")
+
+
+def reader_gone() -> NoReturn:
+    """The reader of standard output went away (`| head`): nothing to report, nothing left
+    to flush (not even at exit); exit 0 (rule 1)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(0)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -19,7 +19,8 @@ Rules:
    the command reads or writes anything) hands the command line to typer, which runs it
    again and prints the error under the usage line, as it always has.
 4. Around the command, what typer's `main` does: Ctrl-C exits 130; end of input prints
-   `Aborted!` and exits 1; a closed pipe exits 1 quietly.
+   `Aborted!` and exits 1. A closed pipe exits quietly with 0, as every command's own
+   writes do (`_io` rule 1): 1 is the exit code of a result that does not fit.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def _call(command: Command, kwargs: Mapping[str, object]) -> bool:
         if exc.errno != errno.EPIPE:
             raise
         _silence()
-        raise SystemExit(1) from None
+        raise SystemExit(0) from None
     except Exception as exc:
         if _is_usage_error(exc):
             return False

@@ -43,7 +43,7 @@ from ._marks import Marks, marks_of, unmarked
 from ._matching import anchor, chained, is_anchor, match, named_sid, prefix_chains
 from ._prefixes import Prefixes
 from ._scan import Rest, scan_rest
-from ._store import Meta, SessionStore
+from ._store import Meta, SessionStore, log
 from ._wire import Encoder, Endpoint, counted_tools, digest, fixed_of, is_ours, root_of
 
 SESSION_HEADER: Final = "x-contextfold-session"
@@ -212,12 +212,11 @@ class Sessions:
         if saved is None:
             return None
         archive = cf.Archive(self.store.archive_for(meta.sid))
-        manager = cf.ContextManager.restore(json.loads(saved.snapshot), archive=archive)
-        for text in saved.log:
-            record = json.loads(text)
-            manager.budget = int(record["budget"])
-            manager.extend(record["items"])
-            manager.view()
+        try:
+            manager = saved.rebuilt(archive)
+        except (cf.ContextFoldError, ValueError, LookupError, TypeError) as exc:  # `_store` rule 5
+            log.warning("session %s cannot be read back (%s); it starts over", meta.sid, exc)
+            return None
         live = Live(saved.meta, manager, Encoder(), len(saved.log), archive)
         self._keep(live)
         return live

@@ -14,15 +14,23 @@ Rules:
    shared by every session (content-addressed and write-once), kept on disk.
 4. Every backend failure becomes a StoreError (a ContextFoldError); the proxy then
    forwards the request as the client sent it.
+5. A stored session that cannot be read back (a meta or snapshot written by another
+   contextfold version, or damaged) is a lost session, not a failure: `readable` gives
+   None for its meta, the backends leave it out, and `_sessions` starts over from the
+   client's history (sessions are derived state). Otherwise every request of that
+   conversation would fail, and go out uncompacted, until the session expired.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, fields
 from typing import Protocol
 
 import contextfold as cf
+
+log = logging.getLogger("contextfold.proxy")
 
 
 class StoreError(cf.ContextFoldError):
@@ -54,11 +62,39 @@ class Meta:
 
     @classmethod
     def load(cls, text: str | bytes) -> Meta:
-        data = json.loads(text)
-        return cls(**data)
+        """The meta in `text`; StoreError when it is not one this version writes."""
+        try:
+            data = json.loads(text)
+            meta = cls(**data)
+        except (ValueError, TypeError) as exc:
+            raise StoreError(f"an unreadable session record ({exc})") from None
+        wrong = [name for name, kinds in _KINDS.items() if type(data[name]) not in kinds]
+        if wrong:
+            raise StoreError(f"an unreadable session record ({', '.join(wrong)} of a wrong type)")
+        return meta
 
 
 _META_FIELDS = tuple(f.name for f in fields(Meta))
+_KINDS: dict[str, tuple[type, ...]] = {
+    "sid": (str,),
+    "root": (str,),
+    "length": (int,),
+    "last": (str,),
+    "middle": (str,),
+    "version": (int,),
+    "folded": (bool,),
+    "skip": (int,),
+    "touched": (float, int),
+}
+
+
+def readable(text: str | bytes) -> Meta | None:
+    """The meta in `text`, or None (logged) when it cannot be read back (rule 5)."""
+    try:
+        return Meta.load(text)
+    except StoreError as exc:
+        log.warning("session store: %s; the session starts over", exc)
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +104,16 @@ class Saved:
     meta: Meta
     snapshot: str
     log: list[str]
+
+    def rebuilt(self, archive: cf.Archive) -> cf.ContextManager:
+        """The manager this session holds: its snapshot restored, its log replayed (rule 1)."""
+        manager = cf.ContextManager.restore(json.loads(self.snapshot), archive=archive)
+        for text in self.log:
+            record = json.loads(text)
+            manager.budget = int(record["budget"])
+            manager.extend(record["items"])
+            manager.view()
+        return manager
 
 
 class SessionStore(Protocol):

@@ -22,7 +22,7 @@ import redis
 
 import contextfold as cf
 
-from ._store import Meta, Saved, StoreError
+from ._store import Meta, Saved, StoreError, readable
 
 _CANDIDATES: Final = 16
 _PUT: Final = """
@@ -110,14 +110,15 @@ class RedisSessions:
             metas = self._client.mget([self._key("meta", str(s)) for s in sids])
         except redis.RedisError as exc:
             raise StoreError(f"Redis: {exc}") from exc
-        return [Meta.load(m) for m in metas if m is not None]
+        found = (readable(m) for m in metas if m is not None)
+        return [meta for meta in found if meta is not None]
 
     def meta(self, sid: str) -> Meta | None:
         try:
             found = self._client.get(self._key("meta", sid))
         except redis.RedisError as exc:
             raise StoreError(f"Redis: {exc}") from exc
-        return None if found is None else Meta.load(str(found))
+        return None if found is None else readable(str(found))
 
     def load(self, sid: str) -> Saved | None:
         try:
@@ -128,9 +129,10 @@ class RedisSessions:
             meta, snap, log = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"Redis: {exc}") from exc
-        if meta is None or snap is None:
+        held = None if meta is None or snap is None else readable(meta)
+        if held is None:
             return None
-        return Saved(Meta.load(meta), str(snap), [str(r) for r in log])
+        return Saved(held, str(snap), [str(r) for r in log])
 
     def save(self, meta: Meta, *, snapshot: str | None, record: str | None) -> None:
         ttl = max(1, int(self.ttl))

@@ -23,7 +23,7 @@ from typing import Final
 
 import contextfold as cf
 
-from ._store import Meta, Saved, StoreError
+from ._store import Meta, Saved, StoreError, readable
 
 _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS sessions ("
@@ -92,22 +92,23 @@ class SqliteSessions:
             since,
             _CANDIDATES,
         )
-        return [Meta.load(str(r[0])) for r in rows]
+        return [meta for r in rows if (meta := readable(str(r[0]))) is not None]
 
     def meta(self, sid: str) -> Meta | None:
         rows = self._rows("SELECT meta, touched FROM sessions WHERE sid = ?", sid)
         if not rows or float(str(rows[0][1])) < time.time() - self.ttl:
             return None
-        return Meta.load(str(rows[0][0]))
+        return readable(str(rows[0][0]))
 
     def load(self, sid: str) -> Saved | None:
         rows = self._rows(
             "SELECT meta, snapshot FROM sessions JOIN snapshots USING (sid) WHERE sid = ?", sid
         )
-        if not rows:
+        meta = readable(str(rows[0][0])) if rows else None
+        if meta is None:
             return None
         log = self._rows("SELECT record FROM log WHERE sid = ? ORDER BY seq", sid)
-        return Saved(Meta.load(str(rows[0][0])), str(rows[0][1]), [str(r[0]) for r in log])
+        return Saved(meta, str(rows[0][1]), [str(r[0]) for r in log])
 
     def save(self, meta: Meta, *, snapshot: str | None, record: str | None) -> None:
         try:

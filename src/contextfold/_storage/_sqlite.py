@@ -74,11 +74,19 @@ class SqliteStore:
         self._closed = True
         self._timeout = timeout
         in_memory = self.path == ":memory:"
+        if not self.path:  # SQLite would open a private temporary file, lost on close
+            raise ArchiveError("an empty path names no archive file; give a file name")
         if (readonly or not create) and not in_memory and not os.path.exists(self.path):
             raise ArchiveError(f"no archive at {self.path!r}: the file does not exist")
         self._conn = _open(self.path, timeout, create=create and not readonly, readonly=readonly)
         self._identity = _identity(self.path)
         self._closed = False
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the entries live in memory (`:memory:`, or moved there by rule 5), so
+        they end with this process: a snapshot must carry them, not the path."""
+        return self._identity is None
 
     def put(self, ref: str, data: str) -> str:
         """Store `data` under `ref` unless it is taken; return what `ref` holds now."""
@@ -218,7 +226,7 @@ def _open(path: str, timeout: float, *, create: bool, readonly: bool) -> sqlite3
 
 def _open_readonly(path: str, timeout: float) -> sqlite3.Connection:
     """Read-only; `immutable` when even the WAL index cannot be made (read-only folder)."""
-    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path)))  # any file name
     conn = sqlite3.connect(
         uri + "?mode=ro", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
     )
@@ -276,12 +284,23 @@ def _prepare(conn: sqlite3.Connection, path: str, *, create: bool) -> None:
             found = ", ".join(sorted(tables - _SQLITE_OWN))
             raise ArchiveError(
                 f"{path!r} is an SQLite database but not a contextfold archive "
-                f"(it holds tables {found}); choose another file"
+                f"(it holds tables {found}); {_instead(path, tables)}"
             )
         if not create:
             raise ArchiveError(f"{path!r} is an empty database, not a contextfold archive")
         _lay_out(conn)
     _check_schema(conn, path)
+
+
+_SESSION_STORE: Final = frozenset({"sessions", "snapshots", "log"})
+"""The tables of `contextfold serve`'s session store, which keeps its archive beside it."""
+
+
+def _instead(path: str, tables: set[str]) -> str:
+    """What to open instead of a foreign database."""
+    if tables >= _SESSION_STORE:
+        return f"it is a `contextfold serve` session store: its archive is {path + '.archive'!r}"
+    return "choose another file"
 
 
 def _lay_out(conn: sqlite3.Connection) -> None:

@@ -22,7 +22,7 @@ from typing import Final
 
 from .._adapters import check_format, parse
 from .._content_cache import on_clear
-from .._errors import TokenizerError, UnknownModelWarning
+from .._errors import ConfigurationError, TokenizerError, UnknownModelWarning
 from ._accounting import count_conversation
 from ._counters import HeuristicCounter, TiktokenCounter
 from ._models import close_model, encoding_for_model, is_anthropic
@@ -36,9 +36,17 @@ OTHER_ENCODING_MARGIN: Final = 1.15
 """Scale for cl100k models counted with o200k (up to 14% under on the corpus)."""
 
 
-@lru_cache(maxsize=64)
 def counter_for(model: str | None, format: str = "openai-chat") -> ConversationCounter:
     """The best counter available offline for `model` in wire format `format`."""
+    if model is not None and not isinstance(model, str):
+        raise ConfigurationError(
+            f"model must be a model name (a string such as 'gpt-4o') or None, got {model!r}"
+        )
+    return _counter_for(model, format)
+
+
+@lru_cache(maxsize=64)
+def _counter_for(model: str | None, format: str) -> ConversationCounter:
     fmt = check_format(format)
     encoding = encoding_for_model(model) if model else None
     if encoding is None:
@@ -55,7 +63,7 @@ def counter_for(model: str | None, format: str = "openai-chat") -> ConversationC
         return HeuristicCounter(format=fmt, model=model, margin=margin, name=name)
 
 
-on_clear(counter_for.cache_clear)
+on_clear(_counter_for.cache_clear)
 
 
 def _warn_if_typo(model: str, counted_with: str) -> None:
