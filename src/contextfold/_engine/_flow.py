@@ -233,11 +233,13 @@ def _new_artifacts(
             max(settings.target, int(settings.card_ceiling * settings.budget)),
         )
     )
+    earlier = None if parts.card is None else archive.put(Card(parts.card), label=_REPLACED)
     filled = yield from fill(
         applied,
         state,
         previous=parts.summary,
         previous_block=block,
+        previous_card=earlier,
         room=room,
         most=most,
         policy=settings.policy,
@@ -265,6 +267,10 @@ def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _P
             vouch(archive, kind(new))
         if old is not None and old != new:
             refs.append(archive.put(kind(old), label=f"replaced {kind.__name__.lower()}"))
+
+
+_REPLACED = "replaced card"
+"""The label of an earlier card's entry (the span names it: `_room` rule 7)."""
 
 
 def _unpinned(prep: Prepared, marks: Marks) -> list[Message]:
