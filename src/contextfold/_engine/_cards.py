@@ -29,9 +29,6 @@ Rules:
    none, and no longer card is rendered.
 7. A block entry is reported (among the compaction's references) only with the card that
    names it: a dense card tried and found too big leaves nothing the output could reach.
-8. Neither is a full card that updates in view retire whole, nor its statements: the card
-   is gone from the output (nothing in it names them), the user's newer words are in view,
-   and the messages the old statements came from were archived when they were folded.
 """
 
 from __future__ import annotations
@@ -183,11 +180,10 @@ def retire_in_place(
             if not gone:
                 parts.append(part)
                 continue
-            retired = [archive.put(Card(part.text), label="replaced card")]
-            retired += [archive.put(old.text, label="superseded statement") for old in gone]
+            refs.append(archive.put(Card(part.text), label="replaced card"))
+            refs += [archive.put(old.text, label="superseded statement") for old in gone]
             text = _without(part.text, smaller, gone, block, archive=archive, refs=refs)
-            if text is not None:  # rule 8: a card retired whole leaves nothing to name them
-                refs += retired
+            if text is not None:
                 card = Card(text)
                 vouch(archive, card)
                 parts.append(card)
