@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 
 import contextfold as cf
 
-from ..engine.test_reachability import reachable
-from .test_long_loops import RETIRED
+from ..engine.test_flow_properties import POINTER
+from ..engine.test_reachability import no_room_for_a_pointer, reachable
+from .test_long_loops import BRIDGE, RETIRED
 from .test_loop_properties import Loop, _body, _request_point, _wire, loops
 
 
@@ -42,12 +43,19 @@ def _compactions(loop: Loop) -> list[tuple[cf.Report, str, cf.Archive]]:
     return out
 
 
+def _pointer(fmt: str) -> int:
+    """Tokens of a bare card header, with a bridge on either side where turns alternate."""
+    counter = cf.counter_for(None, fmt)
+    bridges = 2 * counter.count(cf.Message("assistant", (cf.Text(BRIDGE),)))
+    return counter.count(cf.Message("user", (cf.Card(POINTER),))) + bridges * (fmt == "anthropic")
+
+
 @settings(deadline=None, suppress_health_check=list(HealthCheck))
 @given(loops())
 def test_every_reference_a_loop_reports_is_reachable_from_its_view(loop: Loop) -> None:
     for report, view, archive in _compactions(loop):
-        if report.budget - report.tokens_after < 16 and report.fits:
-            continue  # no room for a pointer: the budget wins (`_flow` rule 7)
+        if no_room_for_a_pointer(report, _pointer(loop.format)):
+            continue  # the budget wins (`_flow` rule 7)
         missing = set(report.refs) - reachable([view], archive)
         missing = {r for r in missing if archive.entry(r).label not in RETIRED}
         assert not missing, [(r, archive.recall_text(r)[:80]) for r in sorted(missing)]
