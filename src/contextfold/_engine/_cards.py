@@ -27,6 +27,8 @@ Rules:
    floor grows with every line added (`_measure.packaged`, its rule 7) and the bare dense
    header is over the room, no dense card fits: the card is the header (a pointer) or
    none, and no longer card is rendered.
+7. A block entry is reported (among the compaction's references) only with the card that
+   names it: a dense card tried and found too big leaves nothing the output could reach.
 """
 
 from __future__ import annotations
@@ -244,10 +246,9 @@ def fit_card(
     if span is not None:
         entry += f"\n(messages folded out of view: {span})"
     block = archive.put(entry, label="card sources")
-    refs.append(block)
     bare = render_ordered(every, block=block, shown=0)
     if fits.grows and fits.floor_over(bare):  # rule 6: every dense card is `bare` and more
-        return bare if pointer else None
+        return _named(bare, block, refs) if pointer else None
     low, high = 0, len(every)
     while low < high:
         mid = (low + high + 1) // 2
@@ -258,7 +259,13 @@ def fit_card(
     if low == 0 and not pointer and not fits(render_ordered(every, block=block, shown=0)):
         return None
     shown, also = _most_present(every, block, low, fits)
-    return render_ordered(every, block=block, shown=shown, also=also)
+    return _named(render_ordered(every, block=block, shown=shown, also=also), block, refs)
+
+
+def _named(card: str, block: str, refs: list[str]) -> str:
+    """`card`, its block reported among `refs` (a block no card shows is not: rule 7)."""
+    refs.append(block)
+    return card
 
 
 def _most_present(

@@ -30,6 +30,11 @@ Rules:
 11. An earlier card and summary kept as they are give way when the output would be over
    its budget with them and what must stay fits: they are rebuilt for the room left, as
    when the plan removes something (the old ones archived, named in the references).
+12. The plan held room for them as they were: when they gave way and the plan had cut a
+   unit (pruned, masked, trimmed: most often the output the agent just asked for), it is
+   made again with the rebuilt ones as its kept preamble, so the room they freed goes to
+   what was cut (the newest output is cut only as much as the room requires). The new
+   plan is taken when it removes nothing (no new artifacts needed) and fits the budget.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 from .._messages import Card, Message, Summary
-from .._planning._plan import Plan
+from .._planning._plan import Action, Plan
 from .._report import Report, agreed_reason
 from .._strategies._steps import Mask
 from .._summarizers._protocol import SummaryRequest, SummaryResult
@@ -125,12 +130,23 @@ def compact_flow(
         return _unchanged(messages, settings, before, the_plan.reason, protected)
     after = settings.overhead + counter.tally(out, origins)
     if not applied.removed and items and after > settings.budget >= protected:  # rule 11
+        planned = len(applied.refs)  # what the plan archived; the rebuild's come after
         items, rules, pointer = yield from _new_artifacts(
             applied, prep, settings, archive, the_plan, marks=marks, counts=counter
         )
         out, origins = _assemble(applied, len(prep.parts.system), items, settings, archive)
         after = settings.overhead + counter.tally(out, origins)
         verdict = GAVE_WAY.format(protected=protected) if after <= settings.budget else verdict
+        applied, out, origins, after = _room_back(
+            (applied, out, origins, after),
+            prep,
+            items,
+            settings,
+            marks=marks,
+            tools=tools,
+            first=the_plan,
+            planned=planned,
+        )
     if pointer is not None:  # rule 7: the way back to what was folded
         header, refs = pointer
         items = placements(header, None, BEFORE_ALL, SHAPES[settings.format].joined_preamble)
@@ -146,6 +162,54 @@ def compact_flow(
     done = _Done(applied, prep.notes, protected, rules, True, bool(the_plan.changes))
     report = _report(settings, before, after, verdict, done)
     return Outcome(tuple(out), report, tuple(origins))
+
+
+_Output = tuple[Applied, list[Message], list[int | None], int]
+"""What a plan applied gives: the applied plan, the output, its origins and tokens."""
+
+
+def _room_back(
+    given: _Output,
+    prep: Prepared,
+    items: Sequence[tuple[int, Message]],
+    settings: Settings,
+    *,
+    marks: Marks,
+    tools: Tools,
+    first: Plan,
+    planned: int,
+) -> _Output:
+    """Rule 12: `given`, or the plan made again with the artifacts that gave way (`items`)
+    as the preamble it keeps, when the first plan cut a unit, the new one removes none
+    (that would need new artifacts again) and both outputs fit the budget. `planned`: how
+    many of the given references the first plan made (the rebuild's follow them)."""
+    applied, _, _, after = given
+    if not items or after > settings.budget or not any(a in _CUTS for a in first.actions):
+        return given  # no items: a pointer may go in (rule 7), and the room is its
+    card = summary = None
+    for _, message in items:
+        for part in message.parts:
+            if isinstance(part, Card):
+                card = part.text
+            elif isinstance(part, Summary):
+                summary = part.text
+    parts = dataclasses.replace(prep.parts, artifacts=list(items), card=card, summary=summary)
+    counts = settings.counter
+    assert isinstance(counts, Counts)
+    again, _ = plan(dataclasses.replace(prep, parts=parts), settings, marks, tools.prune, counts)
+    if any(a in _GONE for a in again.actions) or again.actions == first.actions:
+        return given
+    redone = apply_plan(prep.body, prep.origins, prep.units, again, tools)
+    out, origins = _assemble(redone, len(prep.parts.system), items, settings, tools.archive)
+    tokens = settings.overhead + counts.tally(out, origins)
+    if tokens > settings.budget:
+        return given
+    redone.refs.extend(applied.refs[planned:])  # the rebuilt artifacts' references
+    return redone, out, origins, tokens
+
+
+_CUTS = frozenset((Action.PRUNE, Action.MASK, Action.TRIM))
+_GONE = frozenset((Action.FOLD, Action.DROP))
 
 
 class _Before:
@@ -233,11 +297,13 @@ def _new_artifacts(
             max(settings.target, int(settings.card_ceiling * settings.budget)),
         )
     )
+    earlier = None if parts.card is None else archive.put(Card(parts.card), label=_REPLACED)
     filled = yield from fill(
         applied,
         state,
         previous=parts.summary,
         previous_block=block,
+        previous_card=earlier,
         room=room,
         most=most,
         policy=settings.policy,
@@ -265,6 +331,10 @@ def _keep_artifacts(archive: Archiver, refs: list[str], card: _Pair, summary: _P
             vouch(archive, kind(new))
         if old is not None and old != new:
             refs.append(archive.put(kind(old), label=f"replaced {kind.__name__.lower()}"))
+
+
+_REPLACED = "replaced card"
+"""The label of an earlier card's entry (the span names it: `_room` rule 7)."""
 
 
 def _unpinned(prep: Prepared, marks: Marks) -> list[Message]:

@@ -20,6 +20,10 @@ Rules:
    high-water mark in an agent loop, which then does not compact again at once) when the
    target's room cannot show every statement; the summary only takes what is left under
    the target.
+7. The new span names what the earlier artifacts kept reachable: the earlier span and the
+   earlier card as archived (`previous_card`; a dense card's block names its span and the
+   card before it), whatever card comes now. A dense card that gives way to a full card
+   or to none would otherwise take the only way back to what earlier compactions folded.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from ._cards import fit_card
 from ._measure import Counts
 from ._preamble import summary_span, summary_text
 from ._summary import chunk_size, fold, has_body, make_span, reserve_for
+
+_REPLACED = "replaced summary"
 
 MIN_BODY = 16
 """Tokens of summary body below which a summary message is not worth its intro."""
@@ -84,6 +90,7 @@ def fill(
     *,
     previous: str | None,
     previous_block: str | None,
+    previous_card: str | None = None,
     room: int,
     most: int,
     policy: Policy,
@@ -102,13 +109,12 @@ def fill(
     room = min(room, most)
     if not applied.folded:  # dropped only: the summary stays, the span rides in the card
         kept = _cost(Summary(previous), counter) if previous else 0
-        earlier = None
+        earlier = _earlier(None, previous_card)
         if previous is not None and not _fits_all(state, most - kept, counter):
             # rule 5: the card's statements come before an old summary
-            earlier = summary_span(previous)
-            replaced = archive.put(Summary(previous), label="replaced summary")
+            replaced = archive.put(Summary(previous), label=_REPLACED)
             applied.refs.append(replaced)
-            earlier = f"{earlier} (summary: {replaced})" if earlier else f"summary {replaced}"
+            earlier = _earlier(summary_span(previous), previous_card, replaced)
             previous, kept = None, 0
         span = make_span(applied, earlier, archive, superseded)
         card = fit_card(
@@ -122,7 +128,10 @@ def fill(
             dense=True,
         )
         return _with_pointer(Filled(card, previous, _shown(card)), state, span, counter, archive)
-    span = make_span(applied, summary_span(previous), archive, superseded)
+    old = None if previous is None else archive.put(Summary(previous), label=_REPLACED)
+    span = make_span(
+        applied, _earlier(summary_span(previous), previous_card, old), archive, superseded
+    )
     intro = _cost(Summary(summary_text("", span, policy.recall_hints)), counter)
     card = fit_card(
         state,
@@ -147,8 +156,6 @@ def fill(
         )
     left = room - _cost(Card(card), counter) if card else room
     if left < intro + MIN_BODY:
-        if previous is not None:
-            applied.refs.append(archive.put(previous))
         if card is None:
             card = fit_card(state, most, counter, archive, applied.refs, span=span, dense=True)
         return _with_pointer(Filled(card, None, _shown(card)), state, span, counter, archive)
@@ -160,7 +167,6 @@ def fill(
         max_tokens=min(left, 4 * reserve + intro),
         chunk=chunk_size(policy, budget, whole_spans=whole_spans),
         counter=counter,
-        archive=archive,
         carried=_carried(card, state),
         stale=stale,
         recall=policy.recall_hints,
@@ -168,6 +174,18 @@ def fill(
     if dense and card is not None and not has_body(summary):
         return Filled(card, None, _shown(card))  # an empty summary: the card holds the span
     return Filled(card, summary, _shown(card))
+
+
+def _earlier(span: str | None, card: str | None, summary: str | None = None) -> str | None:
+    """What the new span names as folded before it (rule 7): the earlier span, the earlier
+    card as archived (its block names the spans that card kept reachable) and a replaced
+    summary."""
+    named = [span] if span else []
+    if card is not None:
+        named.append(f"(card: {card})")
+    if summary is not None:
+        named.append(f"(summary: {summary})")
+    return " ".join(named) or None
 
 
 def _with_pointer(

@@ -7,7 +7,8 @@ Rules:
    one request unless the policy sets `chunk_tokens`: nothing is counted to cut it.
 2. The summary never exceeds the tokens it is given (`max_tokens`: the room the plan
    left after the card, at least its reserve): a longer answer is cut at a line boundary.
-3. The summary being replaced is archived, so no earlier summary is ever lost.
+3. The summary being replaced is archived (by `_room`, which names it in the span), so
+   no earlier summary is ever lost.
 4. Its intro names one span reference: an archive entry listing every folded message
    (reference, role, first words), chained to the previous span, so the model can reach
    every folded message from the output itself.
@@ -66,15 +67,12 @@ def fold(
     max_tokens: int,
     chunk: int | None,
     counter: TokenCounter,
-    archive: Archiver,
     carried: tuple[str, ...] = (),
     stale: tuple[str, ...] = (),
     recall: bool = True,
 ) -> Generator[SummaryRequest, SummaryResult, str]:
     """Summarize `applied.folded` into one summary text of at most `max_tokens` (rules 1-5);
     `span` is the reference `make_span` gave the folded messages."""
-    if previous is not None:
-        applied.refs.append(archive.put(previous))
     intro = counter.count(Message("user", (Summary(summary_text("", span, recall)),)))
     body = summary_body(previous)
     room = max(0, max_tokens - intro)
