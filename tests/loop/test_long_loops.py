@@ -92,7 +92,7 @@ class _Loop:
         compacted = report is not None and report is not before and report.compacted
         body = _body(self.fmt, view, manager.system_prompt())
         assert cf.validate(body, format=self.fmt) == []
-        seqs = [e.seq for e in manager._entries if e.seq is not None]
+        seqs = [e.seq for e in manager._view.items if e.seq is not None]
         assert seqs == sorted(set(seqs))
         assert (manager.system_prompt() or view[0]["content"]) == self.system
         tokens = self.tokens(body)
