@@ -142,12 +142,8 @@ def test_long_tool_heavy_loops_hold_every_promise(
     _Loop(fmt, budget, pins=pins, restore=restore, seed=budget).run()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open defect: at request 104 the applied plan comes to 2,033 tokens where the "
-    "plan expected 1,996 (pinned user turns with bridges between them), and the pointer to "
-    "what was folded then goes in (the output is over anyway): 2,077 against a budget of "
-    "2,000 while what must stay is 1,378. Strict: passing means it is fixed.",
-)
 def test_pinned_anthropic_loop_at_2000_stays_within_budget() -> None:
+    """Pinned user turns an earlier compaction left with bridges between them: a plan that
+    folds what is left held room for one bridge, and the view went over the budget (2,077
+    of 2,000 at request 104, what must stay 1,378) before the folded preamble counted them."""
     _Loop("anthropic", 2_000, pins=True, restore=False, seed=7).run()

@@ -8,7 +8,10 @@ Rules:
 2. The plan's budget holds room for the preamble: the card up to `CARD_SHARE` of the room
    (at least its rules, at most all of it), the summary message with its reserve and,
    where turns must alternate, a bridge; a preamble kept as it is holds room for every
-   bridge the output then needs (after it, and where earlier compactions left them).
+   bridge the output then needs (after it, and where earlier compactions left them), and
+   a folded or dropped one also for the bridges the body itself needs (between pinned
+   user turns an earlier compaction left, which the plan's bridge per removed run does
+   not count).
 3. What the plan may not remove costs the overhead, the hard-protected units (with an
    Anthropic prefill, `_shape` rule 6), the unit
    opening a thinking turn in progress at its smallest (`_shape` rule 5) and, where turns
@@ -155,14 +158,19 @@ def plan(
     reserve = reserve_for(policy, settings.budget)
     small = reserve_for(policy, settings.budget, small=True)
     bridge = bridge_cost(counter) if SHAPES[settings.format].alternate else 0
+    inner = bridge * bridges_needed(prep.body[len(prep.parts.system) :]) if bridge else 0
     cap = summary_cap(0, counter)  # the summary message without its reserve
     budget = PlanBudget(
         available=available,
         limit=settings.budget - settings.overhead,
         preamble_kept=_kept_preamble(prep, counter, bridge),
-        preamble_folded=card + cap + reserve + bridge,
-        preamble_folded_small=min(card, max(bounds.rules, bounds.dense)) + cap + small + bridge,
-        preamble_dropped=card + current + bridge,
+        preamble_folded=card + cap + reserve + bridge + inner,
+        preamble_folded_small=min(card, max(bounds.rules, bounds.dense))
+        + cap
+        + small
+        + bridge
+        + inner,
+        preamble_dropped=card + current + bridge + inner,
         bridge=bridge,
     )
     the_plan = make_plan(costs, budget, policy.steps, policy.tail_share)
